@@ -1,0 +1,40 @@
+// launch: enqueue a kernel body on a stream. The buffers it names are
+// resolved to their allocations now (pending references keep them from
+// being unmapped under the queued task) and opened for it in strict mode.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memory_internal.h"
+#include "runtime_internal.h"
+#include "stream_internal.h"
+
+namespace torch_tpu::runtime {
+
+using namespace detail;
+
+Status launch(Stream s, const char* name, std::vector<const void*> buffers, std::function<void()> body) {
+  StreamImpl* impl = nullptr;
+  if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
+  if (bad_fork()) return forked_error();
+  if (!body) {
+    return fail(Status::kInvalidValue, std::string("launch: kernel '") + (name ? name : "?") + "' has an empty body");
+  }
+  Task task;
+  task.name = name ? name : "<unnamed kernel>";
+  task.fn = std::move(body);
+  if (!buffers.empty()) {
+    task.allocs.reserve(buffers.size());
+    for (const void* p : buffers) {
+      // Host memory (pinned or not), null and one-past-the-end pointers of
+      // empty views are not device allocations: nothing to open for them.
+      const int device = p ? arena_of(p) : -1;
+      if (device < 0) continue;
+      if (Allocation* a = find_allocation(device, p, /*take_pending=*/true)) task.allocs.push_back(a);
+    }
+  }
+  enqueue(impl, std::move(task));
+  return Status::kSuccess;
+}
+
+}  // namespace torch_tpu::runtime

@@ -1,0 +1,180 @@
+// The simulated TPU driver API: devices, memory, streams, events, copies,
+// kernel launch. Think of a tiny CUDA runtime. This header (and everything in
+// csrc/runtime) depends on the C++ standard library only: no torch headers.
+//
+// Conventions
+// - Every fallible call returns a Status. kSuccess is 0. The calling thread's
+//   last_error_message() has the details of the most recent failure.
+// - Work on a stream runs asynchronously, in order, on that stream's device
+//   worker thread. The host only enqueues. Sync points are explicit
+//   (stream_synchronize, event_synchronize, device_synchronize, and the
+//   copies documented as synchronous below).
+// - A kernel that throws marks its stream with a sticky error; the next
+//   synchronize/query on that stream (or device) returns kKernelFailure with
+//   the kernel's message, then clears it, so the process keeps working.
+// - Device memory lives in a per-device arena that is not host memory: with
+//   strict mode on, any host access to it faults with a clear message. Only
+//   work running on a stream may touch it (launch names the buffers it uses).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace torch_tpu::runtime {
+
+enum class Status : int {
+  kSuccess = 0,
+  kInvalidDevice,           // device index out of range
+  kInvalidValue,            // bad argument (null pointer, bad size, ...)
+  kOutOfMemory,             // device budget exhausted
+  kInvalidDevicePointer,    // not the base of a live device allocation
+  kInvalidHostPointer,      // not the base of a live pinned host allocation
+  kInvalidMemcpyDirection,  // kind does not match the pointers
+  kNotReady,                // query: work still pending
+  kEventNotRecorded,        // elapsed_time on an event never recorded
+  kTimingDisabled,          // elapsed_time on an event created without timing
+  kKernelFailure,           // a kernel threw on the device (sticky, see above)
+  kForkedProcess,           // runtime used in a child after fork()
+};
+
+const char* status_name(Status s);
+// Details of the calling thread's most recent failure ("" if none).
+std::string last_error_message();
+
+// ---------------------------------------------------------------- devices --
+// Number of devices: env TORCH_TPU_DEVICE_COUNT (default 2, 0 allowed).
+int device_count();
+// The calling host thread's current device (default 0).
+Status set_device(int device);
+int current_device();
+
+struct DeviceProperties {
+  std::string name;          // "torch_tpu simulated TPU"
+  int index = 0;
+  size_t total_memory = 0;   // env TORCH_TPU_DEVICE_MEMORY ("16GiB", "512MiB", or bytes); default 16 GiB
+  int core_count = 1;        // env TORCH_TPU_CORES; default std::thread::hardware_concurrency()
+};
+Status get_device_properties(int device, DeviceProperties* out);
+
+// Waits for all work on all streams of `device`.
+Status device_synchronize(int device);
+
+// ----------------------------------------------------------------- memory --
+// Device allocations are page aligned and come from the device's arena and
+// budget. malloc(…, 0, &p) sets p = nullptr and succeeds.
+Status malloc(int device, size_t nbytes, void** ptr);
+// Frees a device allocation. Synchronizes the owning device first (like
+// cudaFree), so no queued work can still use the memory.
+Status free(void* ptr);
+// Bytes still available in the device budget, and the budget.
+Status mem_get_info(int device, size_t* free_bytes, size_t* total_bytes);
+
+// Pinned (page-locked) host memory: the only host memory that async copies
+// can use without staging. It is ordinary host memory otherwise.
+Status malloc_host(size_t nbytes, void** ptr);
+Status free_host(void* ptr);
+
+enum class MemoryType { kHostPageable, kHostPinned, kDevice };
+struct PointerAttributes {
+  MemoryType type = MemoryType::kHostPageable;
+  int device = -1;         // owning device for kDevice, else -1
+  void* base = nullptr;    // allocation base (interior pointers resolve)
+  size_t size = 0;         // allocation size in bytes
+};
+// Never fails for host pointers: unknown pointers are kHostPageable.
+Status pointer_get_attributes(const void* ptr, PointerAttributes* out);
+
+// Strict mode (env TORCH_TPU_STRICT=1, or set at run time): device memory is
+// mapped PROT_NONE except while stream work that names it is running
+// (reference counted per allocation, thread safe). A host access then
+// faults with a message naming the device and allocation.
+void set_strict_mode(bool on);
+bool strict_mode();
+
+// ---------------------------------------------------------------- streams --
+struct StreamImpl;
+using Stream = StreamImpl*;
+
+// Priorities: lower value = higher priority (CUDA convention).
+// Range: least = 0 (normal), greatest = -1 (high).
+void stream_priority_range(int* least, int* greatest);
+
+// The default stream of `device` always exists; it is never destroyed.
+Stream default_stream(int device);
+Status stream_create(int device, int priority, Stream* out);
+Status stream_destroy(Stream s);  // waits for its work first
+int stream_device(Stream s);
+int stream_priority(Stream s);
+// kSuccess if all work enqueued so far has finished, else kNotReady.
+Status stream_query(Stream s);
+Status stream_synchronize(Stream s);
+
+// ----------------------------------------------------------------- events --
+struct EventImpl;
+using Event = EventImpl*;
+enum EventFlags : unsigned { kEventDefault = 0, kEventDisableTiming = 1 };
+
+Status event_create(Event* out, unsigned flags = kEventDefault);
+Status event_destroy(Event e);
+// Captures all work enqueued on `s` so far. Re-recording is allowed.
+Status event_record(Event e, Stream s);
+// kSuccess if the captured work finished (or never recorded), else kNotReady.
+Status event_query(Event e);
+Status event_synchronize(Event e);
+// Future work on `s` waits for the work captured by `e` (any device).
+Status stream_wait_event(Stream s, Event e);
+// Milliseconds between two completed, timing-enabled records.
+Status event_elapsed_time(float* ms, Event start, Event end);
+int event_device(Event e);  // device of the last record, -1 if never recorded
+
+// ----------------------------------------------------------------- copies --
+enum class MemcpyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
+
+// Synchronous copy (returns when the bytes have arrived). kDefault infers
+// the kind from the pointers; an explicit kind that does not match the
+// pointers is kInvalidMemcpyDirection. Device-to-device may cross devices.
+Status memcpy(void* dst, const void* src, size_t n, MemcpyKind kind);
+
+// Copy ordered on `s` (the stream's device runs it). Host-side rules, as CUDA:
+// - pinned host memory: fully asynchronous; the caller keeps the host buffer
+//   alive and untouched until the stream reaches the copy;
+// - pageable host source: the bytes are staged at call time, then the copy is
+//   enqueued; the host buffer may be reused as soon as the call returns;
+// - pageable host destination: synchronous; returns after the copy ran.
+// Device-to-device may cross devices (peer copy).
+Status memcpy_async(void* dst, const void* src, size_t n, MemcpyKind kind, Stream s);
+
+// Sets n bytes of device memory to `value`, ordered on `s`.
+Status memset_async(void* dst, int value, size_t n, Stream s);
+
+// ----------------------------------------------------------------- launch --
+// Enqueues `body` on `s`. `buffers` lists device pointers (any address inside
+// an allocation) the body reads or writes; in strict mode exactly those
+// allocations are accessible while it runs. `name` appears in errors.
+Status launch(Stream s, const char* name, std::vector<const void*> buffers,
+              std::function<void()> body);
+
+// For use inside a launched body: splits [begin, end) into chunks of at least
+// `grain` elements and runs fn(chunk_begin, chunk_end) on the device's cores
+// (the calling worker takes part). Work from high-priority streams is taken
+// first. Runs inline when called outside a launched body or when the range is
+// small. Exceptions from fn propagate to the caller.
+void parallel_for(int64_t begin, int64_t end, int64_t grain,
+                  const std::function<void(int64_t, int64_t)>& fn);
+// Core count of the device executing the calling body (1 outside one).
+int current_core_count();
+
+// ------------------------------------------------------------- test modes --
+// Slow device: every stream task sleeps this long before it runs (env
+// TORCH_TPU_SLOW_DEVICE_US). Makes missing synchronisation visible.
+void set_slow_device_us(int64_t us);
+int64_t slow_device_us();
+
+// True in a child process forked after the runtime started its threads; all
+// stream/memory calls then return kForkedProcess (use the spawn start method).
+bool in_bad_fork();
+
+}  // namespace torch_tpu::runtime

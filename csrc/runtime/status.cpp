@@ -1,0 +1,43 @@
+// Status names and the per-thread "last error" detail string.
+#include <string>
+#include <utility>
+
+#include "runtime_internal.h"
+
+namespace torch_tpu::runtime {
+
+namespace {
+// Per host thread, like cudaGetLastError's detail: a failure on one thread
+// never overwrites another thread's message.
+thread_local std::string t_last_error;
+}  // namespace
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::kSuccess: return "kSuccess";
+    case Status::kInvalidDevice: return "kInvalidDevice";
+    case Status::kInvalidValue: return "kInvalidValue";
+    case Status::kOutOfMemory: return "kOutOfMemory";
+    case Status::kInvalidDevicePointer: return "kInvalidDevicePointer";
+    case Status::kInvalidHostPointer: return "kInvalidHostPointer";
+    case Status::kInvalidMemcpyDirection: return "kInvalidMemcpyDirection";
+    case Status::kNotReady: return "kNotReady";
+    case Status::kEventNotRecorded: return "kEventNotRecorded";
+    case Status::kTimingDisabled: return "kTimingDisabled";
+    case Status::kKernelFailure: return "kKernelFailure";
+    case Status::kForkedProcess: return "kForkedProcess";
+  }
+  return "kUnknownStatus";
+}
+
+std::string last_error_message() { return t_last_error; }
+
+namespace detail {
+
+Status fail(Status s, std::string msg) {
+  t_last_error = std::move(msg);
+  return s;
+}
+
+}  // namespace detail
+}  // namespace torch_tpu::runtime

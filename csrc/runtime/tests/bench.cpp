@@ -1,0 +1,105 @@
+// `tpu_runtime_tests --bench`: host-side costs of the hot paths.
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+
+namespace tpu_test {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int run_benchmarks() {
+  rt::Stream s = nullptr;
+  rt::stream_create(0, 0, &s);
+  rt::launch(s, "warm", {}, [] {});
+  rt::stream_synchronize(s);
+
+  constexpr int kLaunches = 100000;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < kLaunches; ++i) rt::launch(s, "empty", {}, [] {});
+    const double enqueue_us = us_since(t0);
+    rt::stream_synchronize(s);
+    const double total_us = us_since(t0);
+    std::printf("empty launch: %.3f us/launch host cost (enqueue only), %.3f us/launch incl. drain\n",
+                enqueue_us / kLaunches, total_us / kLaunches);
+  }
+
+  void* d = nullptr;
+  rt::malloc(0, 4096, &d);
+  {
+    auto t0 = Clock::now();
+    for (int i = 0; i < kLaunches; ++i) rt::launch(s, "one_buffer", {d}, [] {});
+    const double enqueue_us = us_since(t0);
+    rt::stream_synchronize(s);
+    std::printf("launch naming 1 buffer: %.3f us/launch host cost\n", enqueue_us / kLaunches);
+  }
+
+  rt::Event e = nullptr, u = nullptr;
+  rt::event_create(&e);
+  rt::event_create(&u, rt::kEventDisableTiming);
+  {
+    auto t0 = Clock::now();
+    for (int i = 0; i < kLaunches; ++i) rt::event_record(e, s);
+    const double us = us_since(t0);
+    rt::stream_synchronize(s);
+    t0 = Clock::now();
+    for (int i = 0; i < kLaunches; ++i) rt::event_record(u, s);
+    const double us_untimed = us_since(t0);
+    std::printf("event_record: %.3f us (timing enabled), %.3f us (timing disabled)\n", us / kLaunches,
+                us_untimed / kLaunches);
+  }
+
+  constexpr int kSyncs = 20000;
+  {
+    auto t0 = Clock::now();
+    for (int i = 0; i < kSyncs; ++i) {
+      rt::launch(s, "empty", {}, [] {});
+      rt::stream_synchronize(s);
+    }
+    std::printf("launch + stream_synchronize round trip (hot worker): %.3f us\n", us_since(t0) / kSyncs);
+    t0 = Clock::now();
+    for (int i = 0; i < kSyncs; ++i) rt::stream_synchronize(s);
+    std::printf("stream_synchronize on an idle stream: %.3f us\n", us_since(t0) / kSyncs);
+    // Worker asleep: wake-up latency dominates.
+    double cold = 0;
+    for (int i = 0; i < 200; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      auto t1 = Clock::now();
+      rt::launch(s, "empty", {}, [] {});
+      rt::stream_synchronize(s);
+      cold += us_since(t1);
+    }
+    std::printf("launch + stream_synchronize round trip (sleeping worker): %.3f us\n", cold / 200);
+  }
+
+  {
+    const size_t n = size_t{64} << 20;
+    std::vector<char> host(n, 1);
+    void* big = nullptr;
+    rt::malloc(0, n, &big);
+    rt::memcpy(big, host.data(), n, rt::MemcpyKind::kHostToDevice);
+    auto t0 = Clock::now();
+    for (int i = 0; i < 10; ++i) rt::memcpy(big, host.data(), n, rt::MemcpyKind::kHostToDevice);
+    const double us = us_since(t0);
+    std::printf("memcpy H2D 64 MiB (pageable, sync): %.2f GB/s\n", 10.0 * n / us / 1e3);
+    rt::free(big);
+  }
+  rt::event_destroy(e);
+  rt::event_destroy(u);
+  rt::free(d);
+  rt::stream_destroy(s);
+  return 0;
+}
+
+}  // namespace tpu_test
