@@ -1,0 +1,18 @@
+// Registration of the tpu backend with PyTorch. register_backend() is the one
+// entry point (called from the Python extension's init, never from static
+// initialisers), so what is registered, and when, is explicit.
+#pragma once
+
+namespace torch_tpu::aten {
+
+// Idempotent. Registers the backend name, guard, hooks, device and host
+// allocators, operator kernels (generated from ops.yaml) and the fallback.
+void register_backend();
+
+void register_guard_impl();
+void register_hooks();
+void register_fallback();
+// Emitted by `python -m codegen` into csrc/generated/.
+void register_generated_ops();
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,27 @@
+// The tpu caching device allocator: a c10::DeviceAllocator (so
+// torch.accelerator.memory_* and torch.tpu.memory_* find it) that pools
+// runtime allocations like CUDA's caching allocator:
+//   - requests round up to 512 B; <= 1 MiB come from 2 MiB "small" segments,
+//     larger ones from 20 MiB (or exact, 2 MiB rounded) "large" segments;
+//   - blocks split and merge inside a segment;
+//   - a block belongs to the stream it was allocated on and is reused only by
+//     that stream (stream order makes reuse safe without a host sync);
+//     recordStream() adds streams whose work must finish before reuse
+//     (tracked with runtime events at free time);
+//   - on out-of-memory it frees the cache and retries, then raises
+//     torch.OutOfMemoryError and stays usable.
+#pragma once
+
+#include <c10/core/CachingDeviceAllocator.h>
+
+#include <vector>
+
+namespace torch_tpu::aten {
+
+c10::DeviceAllocator* device_allocator();
+
+// One entry per segment (device allocation), with its blocks; the data
+// behind torch.tpu.memory_snapshot().
+std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot();
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,30 @@
+// Launchers: the bridge from at::Tensor to device code. They turn tensors
+// into kernel descriptors and enqueue kernels on the current stream. Device
+// lambdas capture descriptors and plain values only, never tensors: a tensor
+// destroyed on a device thread would re-enter the allocator there.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <vector>
+
+#include "kernels/tensor_desc.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::aten {
+
+// The device element type for a ScalarType; NotImplementedError naming `op`
+// for types the device has no kernels for.
+kernels::DType device_dtype(at::ScalarType type, const char* op);
+bool device_supports(at::ScalarType type);
+
+// ptr (with storage offset), dtype, sizes, strides of `t`.
+kernels::TensorDesc describe(const at::Tensor& t, const char* op);
+
+// Enqueues `body` on the current stream of tpu:`device`; `buffers` are the
+// device pointers it touches (see runtime::launch).
+void launch(c10::DeviceIndex device, const char* name, std::vector<const void*> buffers,
+            std::function<void()> body);
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,159 @@
+// torch_tpu._C: registers the backend on import and exposes the few native
+// entry points the Python package needs. Everything user facing is shaped in
+// Python (torch_tpu/, torch.tpu).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <torch/csrc/Generator.h>
+
+#include <chrono>
+
+#include "aten/backend.h"
+#include "aten/caching_allocator.h"
+#include "aten/fallback.h"
+#include "aten/generator.h"
+#include "aten/runtime_check.h"
+#include "aten/telemetry.h"
+#include "aten/tpu_stream.h"
+#include "runtime/runtime.h"
+
+namespace py = pybind11;
+using namespace torch_tpu;
+
+namespace {
+
+py::dict device_properties(int index) {
+  aten::check_device_index(static_cast<c10::DeviceIndex>(index));
+  runtime::DeviceProperties p;
+  runtime::get_device_properties(index, &p);
+  py::dict d;
+  d["name"] = p.name;
+  d["index"] = p.index;
+  d["total_memory"] = p.total_memory;
+  d["core_count"] = p.core_count;
+  return d;
+}
+
+py::list memory_snapshot() {
+  py::list segments;
+  for (const auto& seg : aten::memory_snapshot()) {
+    py::dict s;
+    s["device"] = static_cast<int>(seg.device);
+    s["address"] = seg.address;
+    s["total_size"] = seg.total_size;
+    s["allocated_size"] = seg.allocated_size;
+    s["active_size"] = seg.active_size;
+    s["requested_size"] = seg.requested_size;
+    s["stream"] = reinterpret_cast<uintptr_t>(seg.stream);
+    s["segment_type"] = seg.is_large ? "large" : "small";
+    py::list blocks;
+    size_t address = seg.address;
+    for (const auto& b : seg.blocks) {
+      py::dict bd;
+      bd["address"] = address;
+      bd["size"] = b.size;
+      bd["requested_size"] = b.requested_size;
+      bd["state"] = b.allocated ? "active_allocated"
+                                : (b.active ? "active_pending_free" : "inactive");
+      blocks.append(bd);
+      address += b.size;
+    }
+    s["blocks"] = blocks;
+    segments.append(s);
+  }
+  return segments;
+}
+
+py::dict stats() {
+  aten::telemetry::Snapshot snap = aten::telemetry::snapshot();
+  py::dict ops, copies, syncs;
+  for (const auto& [op, routes] : snap.ops) ops[py::str(op)] = routes;
+  for (const auto& [kind, cb] : snap.copies) {
+    py::dict c;
+    c["calls"] = cb.first;
+    c["bytes"] = cb.second;
+    copies[py::str(kind)] = c;
+  }
+  for (const auto& [why, n] : snap.syncs) syncs[py::str(why)] = n;
+  py::dict out;
+  out["ops"] = ops;
+  out["copies"] = copies;
+  out["syncs"] = syncs;
+  return out;
+}
+
+py::tuple mem_get_info(int index) {
+  aten::check_device_index(static_cast<c10::DeviceIndex>(index));
+  size_t free_bytes = 0, total = 0;
+  runtime::mem_get_info(index, &free_bytes, &total);
+  return py::make_tuple(free_bytes, total);
+}
+
+std::pair<double, double> time_empty_launches(int64_t n);
+
+// For benchmarks/: host cost of enqueueing n empty kernels on the current
+// stream, and the cost per kernel including the device running them.
+py::tuple bench_empty_launches(int64_t n) {
+  std::pair<double, double> per_launch;
+  {
+    py::gil_scoped_release no_gil;
+    per_launch = time_empty_launches(n);
+  }
+  return py::make_tuple(per_launch.first, per_launch.second);
+}
+
+std::pair<double, double> time_empty_launches(int64_t n) {
+  runtime::Stream s = aten::native_stream(aten::current_stream());
+  TPU_CHECK(runtime::stream_synchronize(s));
+  auto t0 = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < n; ++i) TPU_CHECK(runtime::launch(s, "empty", {}, [] {}));
+  auto t1 = std::chrono::steady_clock::now();
+  TPU_CHECK(runtime::stream_synchronize(s));
+  auto t2 = std::chrono::steady_clock::now();
+  auto per = [n](auto d) { return std::chrono::duration<double>(d).count() / n; };
+  return {per(t1 - t0), per(t2 - t0)};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "torch_tpu native extension (registers the 'tpu' PrivateUse1 backend)";
+  aten::register_backend();
+
+  m.attr("_torch_version") = TORCH_TPU_TORCH_VERSION;
+  m.def("_device_count", [] { return static_cast<int>(aten::device_count()); });
+  m.def("_current_device", [] { return static_cast<int>(aten::current_device()); });
+  m.def("_set_device", [](int i) { aten::set_device(static_cast<c10::DeviceIndex>(i)); });
+  m.def("_exchange_device", [](int i) {
+    if (i < 0) return -1;
+    return static_cast<int>(aten::exchange_device(static_cast<c10::DeviceIndex>(i)));
+  });
+  m.def("_synchronize", [](int i) {
+    py::gil_scoped_release no_gil;
+    aten::synchronize_device(static_cast<c10::DeviceIndex>(i), "torch.tpu.synchronize");
+  });
+  m.def("_get_device_properties", &device_properties);
+  m.def("_mem_get_info", &mem_get_info);
+  m.def("_get_default_generator", [](int i) {
+    const at::Generator& gen = aten::default_generator(static_cast<c10::DeviceIndex>(i));
+    return py::reinterpret_steal<py::object>(THPGenerator_initDefaultGenerator(gen));
+  });
+  m.def("_memory_snapshot", &memory_snapshot);
+  m.def("_is_in_bad_fork", [] { return runtime::in_bad_fork(); });
+
+  m.def("_stats", &stats);
+  m.def("_reset_stats", [] { aten::telemetry::reset(); });
+  m.def("_set_fallback_policy", [](const std::string& name) {
+    aten::set_fallback_policy(aten::parse_fallback_policy(name));
+  });
+  m.def("_get_fallback_policy",
+        [] { return std::string(aten::fallback_policy_name(aten::fallback_policy())); });
+
+  m.def("_set_strict_mode", [](bool on) {
+    py::gil_scoped_release no_gil;
+    runtime::set_strict_mode(on);
+  });
+  m.def("_strict_mode", [] { return runtime::strict_mode(); });
+  m.def("_bench_empty_launches", &bench_empty_launches);
+  m.def("_set_slow_device_us", [](int64_t us) { runtime::set_slow_device_us(us); });
+  m.def("_slow_device_us", [] { return runtime::slow_device_us(); });
+}

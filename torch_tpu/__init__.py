@@ -1,0 +1,37 @@
+"""torch_tpu: a simulated TPU as the first-class PyTorch device "tpu" (PrivateUse1).
+
+    import torch, torch_tpu
+    x = torch.arange(8.0).to("tpu")
+
+Importing is enough (and `import torch` does it automatically through the
+torch.backends entry point). Importing again is harmless.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import _extension
+
+_C = _extension.load()  # registers the backend with PyTorch (C++ side)
+
+from . import tpu  # noqa: E402  (the torch.tpu device module)
+from .telemetry import reset_stats, stats, no_fallback  # noqa: E402
+from .fallback import get_fallback_policy, set_fallback_policy  # noqa: E402
+
+
+def _register_python_side() -> None:
+    # Each call below may run only once per process; a second import of this
+    # module (reload, or autoload followed by an explicit import) skips them.
+    if getattr(torch, "tpu", None) is tpu:
+        return
+    torch.utils.rename_privateuse1_backend("tpu")
+    torch._register_device_module("tpu", tpu)
+    torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
+
+
+_register_python_side()
+
+__all__ = ["tpu", "stats", "reset_stats", "no_fallback", "get_fallback_policy",
+           "set_fallback_policy"]
+__version__ = "0.1.0"

@@ -1,0 +1,117 @@
+"""Devices: count, current device, properties, synchronisation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import torch
+
+from .. import _C
+
+_DeviceLike = Any  # int, str ("tpu:1"), torch.device or None
+
+
+def _device_index(device: _DeviceLike = None, optional: bool = True) -> int:
+    """Index of a tpu device given as int, "tpu:N", torch.device or None (current)."""
+    if isinstance(device, torch.device):
+        if device.type != "tpu":
+            raise ValueError(f"Expected a tpu device, but got: {device}")
+        device = device.index
+    elif isinstance(device, str):
+        return _device_index(torch.device(device), optional)
+    if device is None:
+        if not optional:
+            raise ValueError("Expected a tpu device with a specified index, got None")
+        return current_device()
+    if not isinstance(device, int):
+        raise TypeError(f"Invalid device: {device!r}")
+    return device
+
+
+def is_available() -> bool:
+    return _C._device_count() > 0
+
+
+def device_count() -> int:
+    return _C._device_count()
+
+
+def current_device() -> int:
+    return _C._current_device()
+
+
+def set_device(device: _DeviceLike) -> None:
+    idx = _device_index(device)
+    if idx >= 0:
+        _C._set_device(idx)
+
+
+def is_initialized() -> bool:
+    # The runtime is ready at import; threads start lazily on first device
+    # work, so importing before fork() is safe.
+    return True
+
+
+def init() -> None:
+    pass
+
+
+def _lazy_init() -> None:
+    pass
+
+
+def _is_in_bad_fork() -> bool:
+    return _C._is_in_bad_fork()
+
+
+class device:
+    """Context manager that makes `device` current for the block."""
+
+    def __init__(self, device: _DeviceLike):
+        self.idx = _device_index(device) if device is not None else -1
+        self.prev_idx = -1
+
+    def __enter__(self):
+        self.prev_idx = _C._exchange_device(self.idx)
+
+    def __exit__(self, *exc) -> bool:
+        _C._exchange_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager that makes the tensor's device current (no-op for CPU tensors)."""
+
+    def __init__(self, obj: torch.Tensor):
+        super().__init__(obj.get_device() if obj.device.type == "tpu" else -1)
+
+
+def synchronize(device: _DeviceLike = None) -> None:
+    """Waits for all work on all streams of the device."""
+    _C._synchronize(_device_index(device))
+
+
+@dataclass(frozen=True)
+class _DeviceProperties:
+    name: str
+    index: int
+    total_memory: int
+    core_count: int
+
+    @property
+    def multi_processor_count(self) -> int:  # the name torch.cuda users look for
+        return self.core_count
+
+    def __repr__(self) -> str:
+        return (f"_TpuDeviceProperties(name='{self.name}', index={self.index}, "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"core_count={self.core_count})")
+
+
+def get_device_properties(device: _DeviceLike = None) -> _DeviceProperties:
+    return _DeviceProperties(**_C._get_device_properties(_device_index(device)))
+
+
+def get_device_name(device: _DeviceLike = None) -> str:
+    return get_device_properties(device).name

@@ -1,0 +1,108 @@
+"""Device memory: the caching allocator's statistics, snapshot and cache.
+
+The numbers come from the allocator through torch.accelerator, so
+torch.tpu.memory_stats() and torch.accelerator.memory_stats() agree."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Dict, List, Tuple
+
+import torch
+
+from .. import _C
+from .device import _DeviceLike, _device_index
+
+
+def memory_stats(device: _DeviceLike = None) -> "OrderedDict[str, Any]":
+    """Flat statistics, keyed like torch.cuda.memory_stats()
+    ("allocated_bytes.all.current", "num_ooms", ...)."""
+    return torch.accelerator.memory_stats(_device_index(device))
+
+
+def memory_allocated(device: _DeviceLike = None) -> int:
+    """Bytes occupied by tensors on the device."""
+    return torch.accelerator.memory_allocated(_device_index(device))
+
+
+def max_memory_allocated(device: _DeviceLike = None) -> int:
+    return torch.accelerator.max_memory_allocated(_device_index(device))
+
+
+def memory_reserved(device: _DeviceLike = None) -> int:
+    """Bytes held by the caching allocator (allocated plus cached)."""
+    return torch.accelerator.memory_reserved(_device_index(device))
+
+
+def max_memory_reserved(device: _DeviceLike = None) -> int:
+    return torch.accelerator.max_memory_reserved(_device_index(device))
+
+
+def reset_peak_memory_stats(device: _DeviceLike = None) -> None:
+    torch.accelerator.reset_peak_memory_stats(_device_index(device))
+
+
+def reset_accumulated_memory_stats(device: _DeviceLike = None) -> None:
+    torch.accelerator.reset_accumulated_memory_stats(_device_index(device))
+
+
+def empty_cache() -> None:
+    """Returns every cached, unused block of every device to the device."""
+    torch.accelerator.empty_cache()
+
+
+def mem_get_info(device: _DeviceLike = None) -> Tuple[int, int]:
+    """(free, total) bytes of the device's memory budget."""
+    return _C._mem_get_info(_device_index(device))
+
+
+def memory_snapshot() -> List[Dict[str, Any]]:
+    """One dict per segment (device allocation) with its blocks, as
+    torch.cuda.memory_snapshot() lists them."""
+    return _C._memory_snapshot()
+
+
+def _format_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def memory_summary(device: _DeviceLike = None, abbreviated: bool = False) -> str:
+    """A printable table of the allocator statistics of one device."""
+    idx = _device_index(device)
+    stats = memory_stats(idx)
+    metrics = [
+        ("allocated_bytes", "Allocated memory", _format_bytes),
+        ("active_bytes", "Active memory", _format_bytes),
+        ("requested_bytes", "Requested memory", _format_bytes),
+        ("reserved_bytes", "Device reserved memory", _format_bytes),
+        ("inactive_split_bytes", "Non-releasable memory", _format_bytes),
+        ("allocation", "Allocations", str),
+        ("active", "Active allocs", str),
+        ("segment", "Device reserved segments", str),
+        ("inactive_split", "Non-releasable allocs", str),
+    ]
+    pools = [("all", "")] if abbreviated else [("all", ""), ("large_pool", "  from large pool"),
+                                                ("small_pool", "  from small pool")]
+    width = 26
+    cols = ("current", "peak", "allocated", "freed")
+    lines = ["=" * 86,
+             f" torch_tpu memory summary, device tpu:{idx}",
+             "-" * 86,
+             f"{'Metric':<{width}}" + "".join(f"{c:>15}" for c in
+                                              ("Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed")),
+             "-" * 86]
+    for key, label, fmt in metrics:
+        for pool, suffix in pools:
+            name = label if not suffix else suffix
+            values = [stats.get(f"{key}.{pool}.{c}", 0) for c in cols]
+            lines.append(f"{name:<{width}}" + "".join(f"{fmt(v):>15}" for v in values))
+    lines.append("-" * 86)
+    for key in ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free",
+                "num_sync_all_streams"):
+        lines.append(f"{key:<{width}}{stats.get(key, 0):>15}")
+    lines.append("=" * 86)
+    return "\n".join(lines) + "\n"

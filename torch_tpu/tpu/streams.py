@@ -1,0 +1,78 @@
+"""Streams and events: torch.Stream / torch.Event on the tpu device.
+
+Kernels and copies are queued on the current stream of their device and run
+asynchronously; events order streams against each other and time them."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+from .device import _DeviceLike, _device_index
+
+
+def _tpu(device: _DeviceLike) -> torch.device:
+    return torch.device("tpu", _device_index(device))
+
+
+class Stream(torch.Stream):
+    """A tpu stream. priority < 0 asks for a high-priority stream."""
+
+    def __new__(cls, device: _DeviceLike = None, priority: int = 0):
+        return super().__new__(cls, device=_tpu(device), priority=priority)
+
+
+class Event(torch.Event):
+    """A tpu event; enable_timing=True allows elapsed_time()."""
+
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False,
+                interprocess: bool = False, device: _DeviceLike = None):
+        return super().__new__(cls, device=_tpu(device), enable_timing=enable_timing,
+                               blocking=blocking, interprocess=interprocess)
+
+
+def current_stream(device: _DeviceLike = None) -> torch.Stream:
+    return torch.accelerator.current_stream(_device_index(device))
+
+
+def default_stream(device: _DeviceLike = None) -> torch.Stream:
+    idx = _device_index(device)
+    cur = torch.accelerator.current_stream(idx)
+    return torch.Stream(stream_id=0, device_index=idx, device_type=cur.device_type)
+
+
+def set_stream(stream: torch.Stream) -> None:
+    torch.accelerator.set_stream(stream)
+
+
+class StreamContext:
+    """Makes `stream` (and its device) current for the block; None is a no-op."""
+
+    def __init__(self, stream: Optional[torch.Stream]):
+        self.stream = stream
+        self.prev_device = -1
+        self.prev_stream: Optional[torch.Stream] = None
+
+    def __enter__(self):
+        if self.stream is None:
+            return None
+        from .device import current_device, set_device
+
+        self.prev_device = current_device()
+        self.prev_stream = current_stream(self.stream.device_index)
+        set_device(self.stream.device_index)
+        set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc) -> bool:
+        if self.stream is not None:
+            from .device import set_device
+
+            set_stream(self.prev_stream)
+            set_device(self.prev_device)
+        return False
+
+
+def stream(stream: Optional[torch.Stream]) -> StreamContext:
+    return StreamContext(stream)
