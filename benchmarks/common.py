@@ -1,0 +1,77 @@
+"""Shared helpers: time a callable on tpu and on CPU side by side, in one
+process, and report the ratio (tpu time / CPU time)."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from typing import Callable, Dict, List
+
+import torch
+
+import torch_tpu  # noqa: F401  (registers the device)
+
+RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def timeit(fn: Callable[[], object], sync: Callable[[], None] = lambda: None,
+           min_time: float = 0.2, repeat: int = 5) -> float:
+    """Median seconds per call over `repeat` rounds of at least `min_time` each."""
+    fn()
+    sync()
+    n = 1
+    while True:  # calibrate the inner loop
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        dt = time.perf_counter() - t0
+        if dt >= min_time / 4 or n >= 1 << 20:
+            break
+        n *= 2
+    rounds = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        rounds.append((time.perf_counter() - t0) / n)
+    return statistics.median(rounds)
+
+
+def tpu_sync() -> None:
+    torch.tpu.synchronize()
+
+
+def fmt_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:g} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def print_table(title: str, rows: List[Dict[str, object]]) -> None:
+    if not rows:
+        return
+    cols = list(rows[0])
+    widths = {c: max(len(c), *(len(_cell(r[c])) for r in rows)) for c in cols}
+    print(f"\n## {title}\n")
+    print("| " + " | ".join(c.ljust(widths[c]) for c in cols) + " |")
+    print("|" + "|".join("-" * (widths[c] + 2) for c in cols) + "|")
+    for r in rows:
+        print("| " + " | ".join(_cell(r[c]).ljust(widths[c]) for c in cols) + " |")
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    return str(v)
+
+
+def save(name: str, rows: List[Dict[str, object]]) -> None:
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    with open(os.path.join(RESULTS_DIR, f"{name}.json"), "w") as f:
+        json.dump(rows, f, indent=1)

@@ -1,0 +1,88 @@
+"""The generator: golden output, determinism, staleness check, and a clear
+error (file:line, op, key, fix; never a traceback) for each bad manifest."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from codegen import emit, manifest
+from codegen.errors import ManifestError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GOLDEN = os.path.join(HERE, "codegen_golden")
+
+
+def test_golden_output():
+    """Set UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change."""
+    files = emit.render(manifest.load(os.path.join(GOLDEN, "tiny.yaml")))
+    for rel, content in files.items():
+        expected_path = os.path.join(GOLDEN, "expected", os.path.basename(rel))
+        if os.environ.get("UPDATE_GOLDEN") == "1":
+            os.makedirs(os.path.dirname(expected_path), exist_ok=True)
+            with open(expected_path, "w") as f:
+                f.write(content)
+        with open(expected_path) as f:
+            assert f.read() == content, f"{rel} differs from {expected_path}"
+
+
+def test_output_is_deterministic_and_written_only_when_changed(tmp_path):
+    entries = manifest.load(os.path.join(ROOT, "ops.yaml"))
+    files = emit.render(entries)
+    assert files == emit.render(list(reversed(entries)))
+    assert emit.write(str(tmp_path), files) == sorted(files)
+    stamp = {p: os.stat(tmp_path / p).st_mtime_ns for p in files}
+    assert emit.write(str(tmp_path), files) == []
+    assert {p: os.stat(tmp_path / p).st_mtime_ns for p in files} == stamp
+    (tmp_path / emit.GENERATED_DIR / "stale.cpp").write_text("")
+    assert emit.write(str(tmp_path), files, check=True) == [os.path.join(emit.GENERATED_DIR, "stale.cpp")]
+
+
+def test_generated_files_are_up_to_date():
+    proc = subprocess.run([sys.executable, "-m", "codegen", "check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+BAD_MANIFESTS = {
+    "unknown_key": ("- op: view\n  route: direct\n  imlp: at::native::view\n",
+                    3 - 2, "key 'imlp'", "did you mean 'impl'"),
+    "misspelled_op": ("- op: veiw\n  route: direct\n  impl: x\n",
+                      1, "op 'veiw'", "did you mean 'view'"),
+    "bad_route": ("- op: view\n  route: dierct\n  impl: x\n",
+                  1, "key 'route'", "did you mean 'direct'"),
+    "duplicate": ("- op: view\n  route: direct\n  impl: a\n"
+                  "- op: view\n  route: direct\n  impl: b\n",
+                  4, "op 'view'", "duplicate entry (first at line 1)"),
+    "composite_implicit": ("- op: reshape\n  route: direct\n  impl: x\n",
+                           1, "op 'reshape'", "CompositeImplicitAutograd"),
+    "bad_impl": ("- op: view\n  route: direct\n  impl: 'not a name'\n",
+                 1, "key 'impl'", "C++ function name"),
+    "not_a_list": ("op: view\n", 1, "", "YAML list"),
+    "bad_yaml": ("- op: view\n  route: [direct\n", 3, "", "not valid YAML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_MANIFESTS))
+def test_bad_manifest_errors(tmp_path, case):
+    text, line, subject, message = BAD_MANIFESTS[case]
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    with pytest.raises(ManifestError) as info:
+        manifest.load(str(path))
+    err = str(info.value)
+    assert err.startswith(f"{path}:{line}:"), err
+    assert subject in err and message in err and "fix:" in err, err
+
+
+def test_cli_reports_errors_without_traceback(tmp_path):
+    path = tmp_path / "ops.yaml"
+    path.write_text("- op: veiw\n  route: direct\n  impl: x\n")
+    proc = subprocess.run([sys.executable, "-m", "codegen", "generate", "--manifest", str(path),
+                           "--root", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert f"{path}:1: op 'veiw' key 'op'" in proc.stderr and "fix:" in proc.stderr

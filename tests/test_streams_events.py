@@ -1,0 +1,172 @@
+"""Streams and events through torch.Stream / torch.Event / torch.accelerator and
+torch.tpu, and the asynchrony they promise."""
+
+import contextlib
+
+import pytest
+import torch
+
+import torch_tpu
+
+
+@contextlib.contextmanager
+def slow_device(us):
+    """Every device task sleeps `us` first: work is visibly asynchronous."""
+    old = torch_tpu._C._slow_device_us()
+    torch_tpu._C._set_slow_device_us(us)
+    try:
+        yield
+    finally:
+        torch_tpu._C._set_slow_device_us(old)
+
+
+def test_current_and_default_streams():
+    s = torch.tpu.current_stream()
+    assert s.device == torch.device("tpu", 0) and s.stream_id == 0
+    assert torch.tpu.default_stream(1).device_index == 1
+    assert torch.accelerator.current_stream() == s
+
+
+def test_stream_context_switches_device_and_stream():
+    s1 = torch.tpu.Stream(device=1)
+    assert s1.device_index == 1 and s1 != torch.tpu.default_stream(1)
+    with torch.tpu.stream(s1):
+        assert torch.tpu.current_device() == 1
+        assert torch.tpu.current_stream() == s1
+    assert torch.tpu.current_device() == 0
+    assert torch.tpu.current_stream(1) == torch.tpu.default_stream(1)
+    with s1:  # torch.Stream's own context manager
+        assert torch.accelerator.current_stream(1) == s1
+
+
+def test_priorities():
+    high = torch.Stream(device="tpu", priority=-1)
+    low = torch.Stream(device="tpu", priority=0)
+    assert high.stream_id != low.stream_id
+    x = torch.randn(1000).to("tpu")
+    with torch.tpu.stream(high):
+        y = x.clone()
+    high.synchronize()
+    assert torch.equal(y.cpu(), x.cpu())
+
+
+def test_device_context_manager_and_set_device():
+    with torch.tpu.device(1):
+        assert torch.tpu.current_device() == 1
+        assert torch.empty(3, device="tpu").device == torch.device("tpu:1")
+    assert torch.tpu.current_device() == 0
+    torch.accelerator.set_device_index(1)
+    assert torch.accelerator.current_device_index() == 1
+    torch.tpu.set_device("tpu:0")
+    assert torch.tpu.current_device() == 0
+    with pytest.raises(RuntimeError, match="Invalid device index"):
+        torch.tpu.set_device(7)
+
+
+def test_work_is_asynchronous_and_query_reports_it():
+    x = torch.ones(1 << 16).to("tpu")
+    s = torch.tpu.current_stream()
+    with slow_device(20_000):
+        y = x.clone()
+        assert not s.query()          # still queued: the host did not wait
+        s.synchronize()
+        assert s.query()
+    assert torch.equal(y.cpu(), x.cpu())
+
+
+def test_events_record_wait_query_elapsed():
+    start = torch.tpu.Event(enable_timing=True)
+    end = torch.Event(device="tpu", enable_timing=True)
+    x = torch.ones(1 << 18).to("tpu")
+    with slow_device(10_000):
+        start.record()
+        y = x.clone()
+        end.record()
+        assert not end.query()
+        end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) >= 9.0  # ms: the device slept 10 ms
+    assert torch.equal(y.cpu(), x.cpu())
+
+
+def test_elapsed_time_needs_timing():
+    a, b = torch.tpu.Event(), torch.tpu.Event()
+    a.record()
+    b.record()
+    b.synchronize()
+    with pytest.raises(RuntimeError):
+        a.elapsed_time(b)
+
+
+def test_cross_stream_ordering_with_wait_stream():
+    producer = torch.tpu.Stream()
+    consumer = torch.tpu.Stream()
+    src = torch.arange(100000.0).to("tpu")
+    torch.tpu.synchronize()
+    with slow_device(5_000):
+        with torch.tpu.stream(producer):
+            dst = torch.empty_like(src)
+            dst.copy_(src)
+        consumer.wait_stream(producer)
+        with torch.tpu.stream(consumer):
+            out = dst.clone()
+    consumer.synchronize()
+    assert torch.equal(out.cpu(), src.cpu())
+
+
+def test_event_wait_across_devices():
+    ev = torch.tpu.Event()
+    a = torch.arange(1000.0).to("tpu:0")
+    with slow_device(5_000):
+        b = a.to("tpu:1")
+        ev.record(torch.tpu.current_stream(1))
+        torch.tpu.current_stream(0).wait_event(ev)
+        c = b.to("tpu:0")
+    assert torch.equal(c.cpu(), torch.arange(1000.0))
+
+
+def test_slow_device_catches_a_missing_sync():
+    """A non-blocking D2H copy into pinned memory read without synchronising
+    sees stale data; the same read after synchronize() is right."""
+    x = torch.full((4096,), 7.0).to("tpu")
+    out = torch.zeros(4096).pin_memory()
+    torch.tpu.synchronize()
+    with slow_device(50_000):
+        out.copy_(x, non_blocking=True)
+        stale = out.clone()            # host read, no sync: the copy has not run
+        torch.tpu.synchronize()
+    assert torch.equal(stale, torch.zeros(4096))
+    assert torch.equal(out, torch.full((4096,), 7.0))
+
+
+def test_blocking_copies_and_item_wait_for_the_device():
+    x = torch.full((1024,), 3.0).to("tpu")
+    with slow_device(20_000):
+        y = x.clone()
+        assert torch.equal(y.cpu(), x.cpu().clone())   # D2H into pageable waits
+        assert y[5].item() == 3.0                       # item() waits
+
+
+def test_record_stream_delays_reuse():
+    side = torch.tpu.Stream()
+    torch.tpu.synchronize()
+    with slow_device(30_000):
+        x = torch.ones(1 << 16).to("tpu")
+        with torch.tpu.stream(side):
+            y = x.clone()                   # side stream still reading x
+        x.record_stream(side)
+        ptr = x.data_ptr()
+        del x
+        z = torch.empty(1 << 16, device="tpu")
+        assert z.data_ptr() != ptr          # x's block is not handed out yet
+        z.fill_(5.0)
+    side.synchronize()
+    assert torch.equal(y.cpu(), torch.ones(1 << 16))
+
+
+def test_synchronize_all_ways():
+    torch.tpu.synchronize()
+    torch.tpu.synchronize(1)
+    torch.accelerator.synchronize()
+    torch.tpu.current_stream().synchronize()
+    assert torch_tpu.stats()["syncs"]["torch.tpu.synchronize"] >= 2
