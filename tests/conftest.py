@@ -35,10 +35,10 @@ def make_tensor(shape, dtype, seed=0):
     return torch.randint(-100, 100, shape, generator=g).to(dtype)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def no_leak():
-    """Fails the test if device memory allocated by tensors is not back to its
-    baseline afterwards (the caching allocator may keep it reserved)."""
+    """Every test: fails if device memory allocated by tensors is not back to
+    its baseline afterwards (the caching allocator may keep it reserved)."""
     torch.tpu.synchronize()
     before = [torch.tpu.memory_allocated(i) for i in range(torch.tpu.device_count())]
     yield

@@ -10,7 +10,7 @@ import torch
 MiB = 1 << 20
 
 
-def test_stats_track_allocations(no_leak):
+def test_stats_track_allocations():
     torch.tpu.reset_peak_memory_stats()
     base = torch.tpu.memory_allocated()
     x = torch.empty(3 * MiB, dtype=torch.uint8, device="tpu")
@@ -31,7 +31,7 @@ def test_stats_track_allocations(no_leak):
     assert torch.tpu.max_memory_allocated() == torch.tpu.memory_allocated()
 
 
-def test_blocks_are_reused_and_split(no_leak):
+def test_blocks_are_reused_and_split():
     a = torch.empty(1000, device="tpu")          # small pool, 2 MiB segment
     b = torch.empty(1000, device="tpu")
     assert b.data_ptr() - a.data_ptr() == 4096   # split from the same segment
@@ -45,7 +45,7 @@ def test_blocks_are_reused_and_split(no_leak):
     del b, c, d
 
 
-def test_empty_cache_returns_memory(no_leak):
+def test_empty_cache_returns_memory():
     x = torch.empty(64 * MiB, dtype=torch.uint8, device="tpu")
     del x
     assert torch.tpu.memory_reserved() >= 64 * MiB
@@ -57,7 +57,7 @@ def test_empty_cache_returns_memory(no_leak):
     assert total == torch.tpu.get_device_properties().total_memory
 
 
-def test_out_of_memory_is_recoverable(no_leak):
+def test_out_of_memory_is_recoverable():
     total = torch.tpu.get_device_properties(0).total_memory
     ooms = torch.tpu.memory_stats()["num_ooms"]
     with pytest.raises(torch.OutOfMemoryError, match="TPU out of memory. Tried to allocate"):
@@ -94,7 +94,7 @@ print("ok")
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
-def test_memory_snapshot_and_summary(no_leak):
+def test_memory_snapshot_and_summary():
     x = torch.empty(1000, device="tpu")
     snap = torch.tpu.memory_snapshot()
     seg = next(s for s in snap if s["address"] <= x.data_ptr() < s["address"] + s["total_size"])
@@ -107,7 +107,7 @@ def test_memory_snapshot_and_summary(no_leak):
     del x
 
 
-def test_memory_is_per_device(no_leak):
+def test_memory_is_per_device():
     before = torch.tpu.memory_allocated(1)
     x = torch.empty(MiB, dtype=torch.uint8, device="tpu:1")
     assert torch.tpu.memory_allocated(1) == before + MiB
@@ -125,7 +125,7 @@ def test_pinned_host_memory():
     torch.accelerator.empty_host_cache()
 
 
-def test_no_leaks_across_the_p0_chain(no_leak):
+def test_no_leaks_across_the_p0_chain():
     for dtype in (torch.float32, torch.complex128, torch.bool):
         cpu = torch.zeros(33, 7, dtype=dtype)
         t = cpu.to("tpu").t().clone().to("tpu:1").cpu()

@@ -82,11 +82,13 @@ def test_device_count_is_configurable():
 
 def test_fork_after_device_use_is_detected():
     code = """
-import os, torch, torch_tpu
-torch.ones(4).to("tpu").cpu()            # starts the device threads
+import gc, os, torch, torch_tpu
+inherited = torch.ones(4).to("tpu")      # starts the device threads
 pid = os.fork()
 if pid == 0:
     ok = torch.tpu._is_in_bad_fork()
+    del inherited                        # freeing inherited device memory is harmless
+    gc.collect()
     try:
         torch.ones(4).to("tpu")
         os._exit(3)

@@ -2,6 +2,8 @@
 shape and layout, and between devices."""
 
 import itertools
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -98,6 +100,7 @@ def test_dtype_conversions_match_cpu(direction):
     assert not failures, f"{direction} conversions differ from CPU: {failures}"
 
 
+@pytest.mark.filterwarnings("ignore:Casting complex values to real")
 @pytest.mark.parametrize("direction", ["h2d", "d2h", "d2d"])
 def test_complex_to_real_drops_imaginary_like_cpu(direction):
     src = torch.tensor([1.5 + 2j, -3 - 4j], dtype=torch.complex64)
@@ -109,6 +112,17 @@ def test_complex_to_real_drops_imaginary_like_cpu(direction):
     else:
         got = torch.empty(2, device="tpu").copy_(src.to("tpu")).cpu()
     assert torch.equal(got, expected)
+
+
+def test_complex_to_real_warns_like_cpu():
+    # TORCH_WARN_ONCE: once per process, so look in a fresh one.
+    code = ("import warnings, torch, torch_tpu\n"
+            "warnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    torch.empty(2, device='tpu').copy_(torch.ones(2, dtype=torch.complex64).to('tpu'))\n"
+            "print([str(x.message) for x in w])\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "Casting complex values to real discards the imaginary part" in proc.stdout, proc.stderr
 
 
 def test_to_with_dtype_and_device():

@@ -139,6 +139,18 @@ def test_slow_device_catches_a_missing_sync():
     assert torch.equal(out, torch.full((4096,), 7.0))
 
 
+def test_non_blocking_h2d_from_pageable_memory_does_not_wait():
+    x = torch.randn(1 << 16)
+    torch.tpu.synchronize()
+    before = dict(torch_tpu.stats()["syncs"])
+    with slow_device(30_000):
+        t = x.to("tpu", non_blocking=True)
+        assert not torch.tpu.current_stream().query()   # returned before the device ran
+        x.fill_(0.0)                                      # the host buffer may be reused at once
+    assert torch_tpu.stats()["syncs"] == before
+    assert not torch.equal(t.cpu(), x)                    # the copy saw the old values
+
+
 def test_blocking_copies_and_item_wait_for_the_device():
     x = torch.full((1024,), 3.0).to("tpu")
     with slow_device(20_000):

@@ -429,6 +429,9 @@ DeviceCache& cache(c10::DeviceIndex device) {
 }
 
 void delete_block(void* ctx) {
+  // A child forked after the device started cannot touch it (e.g. a fork
+  // based DataLoader worker freeing an inherited tensor): leak, don't throw.
+  if (runtime::in_bad_fork()) return;
   auto* block = static_cast<Block*>(ctx);
   cache(block->device).free(block);
 }
