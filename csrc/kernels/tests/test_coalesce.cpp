@@ -1,7 +1,7 @@
 // DType facts, TensorDesc helpers and coalesce_dims.
 #include <cstring>
 
-#include "harness.h"
+#include "testing/harness.h"
 #include "kernels/tensor_desc.h"
 
 using namespace torch_tpu::kernels;

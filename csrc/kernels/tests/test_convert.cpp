@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "harness.h"
+#include "testing/harness.h"
 #include "kernels/copy.h"
 
 using namespace torch_tpu::kernels;

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "harness.h"
+#include "testing/harness.h"
 #include "kernels/copy.h"
 
 using namespace torch_tpu::kernels;

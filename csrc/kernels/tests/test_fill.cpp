@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "harness.h"
+#include "testing/harness.h"
 #include "kernels/copy.h"
 
 using namespace torch_tpu::kernels;

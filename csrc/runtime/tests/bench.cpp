@@ -16,8 +16,6 @@ double us_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
 
-}  // namespace
-
 int run_benchmarks() {
   rt::Stream s = nullptr;
   rt::stream_create(0, 0, &s);
@@ -102,4 +100,9 @@ int run_benchmarks() {
   return 0;
 }
 
+}  // namespace
 }  // namespace tpu_test
+
+TEST_MODE(bench, "--bench", "run the benchmarks (host-side costs of the hot paths)") {
+  return tpu_test::run_benchmarks();
+}

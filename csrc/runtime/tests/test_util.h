@@ -1,17 +1,31 @@
-// Helpers shared by the runtime tests.
+// Helpers shared by the runtime tests, on top of the shared harness
+// (testing/harness.h): status checks, child processes, scoped test modes.
 #pragma once
 
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "runtime/runtime.h"
-#include "test_harness.h"
+#include "testing/harness.h"
 
 namespace tpu_test {
 
 namespace rt = torch_tpu::runtime;
+
+inline void check_status(rt::Status got, rt::Status want, const char* expr, const char* file, int line) {
+  if (got != want) {
+    report_failure(file, line,
+                   std::string(expr) + " returned " + rt::status_name(got) + ", expected " +
+                       rt::status_name(want) + " (last error: " + rt::last_error_message() + ")");
+  }
+}
+
+#define CHECK_STATUS(expr, want) ::tpu_test::check_status((expr), (want), #expr, __FILE__, __LINE__)
+#define CHECK_OK(expr) CHECK_STATUS(expr, ::torch_tpu::runtime::Status::kSuccess)
 
 // Whether the host can read p, without faulting: write(2) from an
 // inaccessible buffer fails with EFAULT instead of raising SIGSEGV.
