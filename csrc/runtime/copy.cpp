@@ -1,8 +1,8 @@
 // memcpy / memcpy_async / memset_async. Copies are stream tasks that name
 // the device allocations they touch (so strict mode opens exactly those),
-// and follow CUDA's host-memory rules: pinned memory is used in place,
-// a pageable source is staged at call time, a pageable destination makes
-// the call synchronous.
+// and follow CUDA's host-memory rules: pinned memory is used in place, a
+// pageable source is staged at call time (through the reused buffers of
+// staging_cache.h), a pageable destination makes the call synchronous.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -12,6 +12,7 @@
 
 #include "memory_internal.h"
 #include "runtime_internal.h"
+#include "staging_cache.h"
 #include "stream_internal.h"
 
 namespace torch_tpu::runtime {
@@ -169,11 +170,15 @@ Status submit_copy(CopyPlan& plan, void* dst, const void* src, size_t n, StreamI
     return Status::kSuccess;
   }
   const bool wait = sync || dst_pageable;
-  std::shared_ptr<char[]> staging;
+  std::shared_ptr<char> staging;
   const char* from = static_cast<const char*>(src);
   if (src_pageable && !wait) {
     // The caller may reuse its buffer as soon as we return.
-    staging.reset(new char[n]);
+    staging = staging_cache().take(n);
+    if (!staging) {
+      return fail(Status::kOutOfMemory, "memcpy_async: could not allocate " + std::to_string(n) +
+                                            " bytes of host memory to stage the pageable source");
+    }
     std::memcpy(staging.get(), src, n);
     from = staging.get();
   }
@@ -181,7 +186,12 @@ Status submit_copy(CopyPlan& plan, void* dst, const void* src, size_t n, StreamI
   task.name = "memcpy";
   task.allocs = std::move(plan.refs);
   plan.refs.clear();
-  task.fn = [to = static_cast<char*>(dst), from, n, staging] { copy_bytes(to, from, n); };
+  // `staging` goes back to the cache before the task counts as done, so a
+  // copy issued after a synchronize finds it there.
+  task.fn = [to = static_cast<char*>(dst), from, n, staging = std::move(staging)]() mutable {
+    copy_bytes(to, from, n);
+    staging.reset();
+  };
   if (wait) return run_and_wait(s, std::move(task));
   enqueue(s, std::move(task));
   return Status::kSuccess;

@@ -13,19 +13,6 @@ namespace {
 
 const size_t kSizes[] = {0, 1, 7, 4095, 4096, 4097, (size_t{1} << 20) + 3, size_t{64} << 20};
 
-struct DeviceBuf {
-  void* p = nullptr;
-  DeviceBuf(int dev, size_t n) { CHECK_OK(rt::malloc(dev, n, &p)); }
-  ~DeviceBuf() { CHECK_OK(rt::free(p)); }
-};
-
-struct PinnedBuf {
-  void* p = nullptr;
-  explicit PinnedBuf(size_t n) { CHECK_OK(rt::malloc_host(n, &p)); }
-  ~PinnedBuf() { CHECK_OK(rt::free_host(p)); }
-  unsigned char* bytes() { return static_cast<unsigned char*>(p); }
-};
-
 }  // namespace
 
 TEST(memcpy_sync_all_directions_and_sizes) {

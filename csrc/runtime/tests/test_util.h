@@ -51,6 +51,26 @@ struct SlowScope {
   ~SlowScope() { rt::set_slow_device_us(old); }
 };
 
+// Device, pinned host and stream resources released (and checked) on scope exit.
+struct DeviceBuf {
+  void* p = nullptr;
+  DeviceBuf(int dev, size_t n) { CHECK_OK(rt::malloc(dev, n, &p)); }
+  ~DeviceBuf() { CHECK_OK(rt::free(p)); }
+};
+
+struct PinnedBuf {
+  void* p = nullptr;
+  explicit PinnedBuf(size_t n) { CHECK_OK(rt::malloc_host(n, &p)); }
+  ~PinnedBuf() { CHECK_OK(rt::free_host(p)); }
+  unsigned char* bytes() { return static_cast<unsigned char*>(p); }
+};
+
+struct StreamHolder {
+  rt::Stream s = nullptr;
+  StreamHolder() { CHECK_OK(rt::stream_create(0, 0, &s)); }
+  ~StreamHolder() { CHECK_OK(rt::stream_destroy(s)); }
+};
+
 // Device buffer filled from / read back to host vectors with sync copies.
 inline std::vector<unsigned char> read_device(const void* p, size_t n) {
   std::vector<unsigned char> out(n);
