@@ -1,8 +1,9 @@
-// memcpy / memcpy_async / memset_async. Copies are stream tasks that name
-// the device allocations they touch (so strict mode opens exactly those),
-// and follow CUDA's host-memory rules: pinned memory is used in place, a
-// pageable source is staged at call time (through the reused buffers of
-// staging_cache.h), a pageable destination makes the call synchronous.
+// memcpy / memcpy_async / memcpy_and_sync / memset_async. Copies are stream
+// tasks that name the device allocations they touch (so strict mode opens
+// exactly those), and follow CUDA's host-memory rules: pinned memory is used
+// in place, a pageable source is staged at call time (through the reused
+// buffers of staging_cache.h), a pageable destination makes the call
+// synchronous. memcpy_and_sync always waits, so it never stages.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -162,10 +163,12 @@ Status run_and_wait(StreamImpl* s, Task&& task) {
   return take_error(s);
 }
 
+// With sync, returns after the copy and all earlier work on s ran (and
+// reports their failures); otherwise follows memcpy_async's host rules.
 Status submit_copy(CopyPlan& plan, void* dst, const void* src, size_t n, StreamImpl* s, bool sync) {
   const bool src_pageable = plan.src.where == Where::kPageable;
   const bool dst_pageable = plan.dst.where == Where::kPageable;
-  if (src_pageable && dst_pageable) {  // no device or pinned memory: nothing to order
+  if (src_pageable && dst_pageable && !sync) {  // no device or pinned memory: nothing to order
     std::memmove(dst, src, n);
     return Status::kSuccess;
   }
@@ -211,6 +214,21 @@ Status memcpy_async(void* dst, const void* src, size_t n, MemcpyKind kind, Strea
   CopyPlan plan;
   if (Status st = plan_copy("memcpy_async", dst, src, n, kind, &plan); st != Status::kSuccess) return st;
   return submit_copy(plan, dst, src, n, impl, /*sync=*/false);
+}
+
+Status memcpy_and_sync(void* dst, const void* src, size_t n, MemcpyKind kind, Stream s) {
+  StreamImpl* impl = nullptr;
+  if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
+  if (bad_fork()) return forked_error();
+  CopyPlan plan;
+  if (n > 0) {
+    if (Status st = plan_copy("memcpy_and_sync", dst, src, n, kind, &plan); st != Status::kSuccess) return st;
+    return submit_copy(plan, dst, src, n, impl, /*sync=*/true);
+  }
+  // Nothing to copy, but still the sync point the caller asked for.
+  if (impl == t_exec.stream) return Status::kSuccess;  // earlier work on s already ran
+  wait_for(impl, impl->submitted.load(std::memory_order_acquire));
+  return take_error(impl);
 }
 
 Status memcpy(void* dst, const void* src, size_t n, MemcpyKind kind) {

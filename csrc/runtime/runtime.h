@@ -147,6 +147,12 @@ Status memcpy(void* dst, const void* src, size_t n, MemcpyKind kind);
 // Device-to-device may cross devices (peer copy).
 Status memcpy_async(void* dst, const void* src, size_t n, MemcpyKind kind, Stream s);
 
+// Ordered on s like memcpy_async, but returns only after the copy (and all
+// earlier work on s) ran, so host memory is used in place and never staged.
+// Earlier kernel failures on s are reported like stream_synchronize reports
+// them. Named after PyTorch's at::cuda::memcpy_and_sync; n == 0 still waits.
+Status memcpy_and_sync(void* dst, const void* src, size_t n, MemcpyKind kind, Stream s);
+
 // Sets n bytes of device memory to `value`, ordered on `s`.
 Status memset_async(void* dst, int value, size_t n, Stream s);
 

@@ -39,6 +39,9 @@ void bench_host_to_device(rt::Stream s) {
     rt::memcpy_async(device, pageable.data(), n, rt::MemcpyKind::kHostToDevice, s);
     rt::stream_synchronize(s);
   });
+  report("pageable, memcpy_and_sync", [&] {
+    rt::memcpy_and_sync(device, pageable.data(), n, rt::MemcpyKind::kHostToDevice, s);
+  });
   report("pinned, memcpy_async + stream_synchronize", [&] {
     rt::memcpy_async(device, pinned, n, rt::MemcpyKind::kHostToDevice, s);
     rt::stream_synchronize(s);
