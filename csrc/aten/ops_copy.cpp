@@ -65,11 +65,6 @@ void device_copy(const at::Tensor& dst, const at::Tensor& src) {
          [d = std::move(d), s = std::move(s)] { kernels::copy_strided(d, s); });
 }
 
-void memcpy_on(const c10::Stream& stream, void* dst, const void* src, size_t n,
-               MemcpyKind kind) {
-  TPU_CHECK(runtime::memcpy_async(dst, src, n, kind, native_stream(stream)));
-}
-
 // A pinned host buffer used by an async copy must not be recycled before the
 // copy ran.
 void keep_host_alive(const at::Tensor& host, const c10::Stream& stream) {
@@ -77,36 +72,49 @@ void keep_host_alive(const at::Tensor& host, const c10::Stream& stream) {
   record_host_use(p.get(), p.get_context(), stream);
 }
 
+// Moves n bytes between host and device on `stream`. With `wait` the host
+// blocks until the copy ran (and uses its memory in place); otherwise the copy
+// is asynchronous: the runtime stages pageable host memory, and a pinned host
+// buffer is kept from reuse until the stream got there.
+void host_transfer(const c10::Stream& stream, void* dst, const void* src, size_t n,
+                   MemcpyKind kind, const at::Tensor& host, bool wait, const char* why) {
+  if (wait) {
+    telemetry::count_sync(why);
+    TPU_CHECK(runtime::memcpy_and_sync(dst, src, n, kind, native_stream(stream)));
+    return;
+  }
+  TPU_CHECK(runtime::memcpy_async(dst, src, n, kind, native_stream(stream)));
+  if (is_pinned(host)) keep_host_alive(host, stream);
+}
+
 void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   c10::DeviceGuard guard(dst.device());
   const c10::Stream stream = current_stream(dst.device().index());
   if (is_byte_copy(dst, src)) {
-    memcpy_on(stream, dst.data_ptr(), span_start(src), nbytes_of(dst), MemcpyKind::kHostToDevice);
-    if (is_pinned(src)) keep_host_alive(src, stream);
+    host_transfer(stream, dst.data_ptr(), span_start(src), nbytes_of(dst),
+                  MemcpyKind::kHostToDevice, src, !non_blocking, "copy_h2d");
   } else {
     at::Tensor host = src.to(dst.scalar_type()).expand_as(dst).contiguous();
     at::Tensor staged = dst.is_contiguous() ? dst : at::empty_like(dst, at::MemoryFormat::Contiguous);
-    memcpy_on(stream, staged.data_ptr(), host.const_data_ptr(), nbytes_of(staged),
-              MemcpyKind::kHostToDevice);
-    if (is_pinned(host)) keep_host_alive(host, stream);
-    if (!staged.is_same(dst)) device_copy(dst, staged);
+    host_transfer(stream, staged.data_ptr(), host.const_data_ptr(), nbytes_of(staged),
+                  MemcpyKind::kHostToDevice, host, !non_blocking, "copy_h2d");
+    if (!staged.is_same(dst)) {
+      device_copy(dst, staged);
+      if (!non_blocking) synchronize_stream(stream, "copy_h2d");
+    }
   }
   telemetry::count_copy(telemetry::Copy::kHostToDevice, nbytes_of(dst));
-  if (!non_blocking) synchronize_stream(stream, "copy_h2d");
 }
 
 void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   c10::DeviceGuard guard(src.device());
   const c10::Stream stream = current_stream(src.device().index());
-  const bool pinned = is_pinned(dst);
   const bool lazy_bits = src.is_conj() || src.is_neg();
   if (is_byte_copy(dst, src) && !lazy_bits) {
-    // Pageable destinations make the runtime wait for the copy.
-    memcpy_on(stream, dst.data_ptr(), src.const_data_ptr(), nbytes_of(dst),
-              MemcpyKind::kDeviceToHost);
-    if (pinned) keep_host_alive(dst, stream);
-    if (!pinned) telemetry::count_sync("copy_d2h");
-    if (pinned && !non_blocking) synchronize_stream(stream, "copy_d2h");
+    // Only a non-blocking copy into pinned memory may return before it ran.
+    const bool wait = !non_blocking || !is_pinned(dst);
+    host_transfer(stream, dst.data_ptr(), src.const_data_ptr(), nbytes_of(dst),
+                  MemcpyKind::kDeviceToHost, dst, wait, "copy_d2h");
   } else {
     at::Tensor gathered = src;
     if (!src.is_contiguous()) {
@@ -114,9 +122,8 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_
       device_copy(gathered, src);
     }
     at::Tensor host = at::empty(dst.sizes(), dst.options().dtype(src.scalar_type()));
-    memcpy_on(stream, host.data_ptr(), gathered.const_data_ptr(), nbytes_of(host),
-              MemcpyKind::kDeviceToHost);
-    telemetry::count_sync("copy_d2h");
+    host_transfer(stream, host.data_ptr(), gathered.const_data_ptr(), nbytes_of(host),
+                  MemcpyKind::kDeviceToHost, host, /*wait=*/true, "copy_d2h");
     // Conjugate/negative views resolve on the host, in CPU's own copy_.
     host._set_conj(src.is_conj());
     host._set_neg(src.is_neg());
@@ -128,8 +135,9 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_
 void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
   c10::DeviceGuard guard(dst.device());
   if (is_byte_copy(dst, src)) {
-    memcpy_on(current_stream(dst.device().index()), dst.data_ptr(), src.const_data_ptr(),
-              nbytes_of(dst), MemcpyKind::kDeviceToDevice);
+    TPU_CHECK(runtime::memcpy_async(dst.data_ptr(), src.const_data_ptr(), nbytes_of(dst),
+                                    MemcpyKind::kDeviceToDevice,
+                                    native_stream(current_stream(dst.device().index()))));
   } else {
     // Partial overlaps were rejected above; a full one (same memory, same
     // strides, another dtype of the same size) is safe element by element.
@@ -164,8 +172,8 @@ void copy_peer(const at::Tensor& src, const at::Tensor& dst) {
                              ? dst
                              : at::empty(dst.sizes(), dst.options().memory_format(
                                                           at::MemoryFormat::Contiguous));
-    memcpy_on(dst_stream, landing.data_ptr(), packed.const_data_ptr(), nbytes_of(dst),
-              MemcpyKind::kDeviceToDevice);
+    TPU_CHECK(runtime::memcpy_async(landing.data_ptr(), packed.const_data_ptr(), nbytes_of(dst),
+                                    MemcpyKind::kDeviceToDevice, native_stream(dst_stream)));
     if (!landing.is_same(dst)) device_copy(dst, landing);
   }
   TPU_CHECK(runtime::event_record(done, native_stream(dst_stream)));

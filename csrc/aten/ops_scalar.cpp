@@ -21,10 +21,10 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() > 0, "_local_scalar_dense: Empty tensor not supported");
   c10::DeviceGuard guard(self.device());
   alignas(16) unsigned char bytes[16];
-  TPU_CHECK(runtime::memcpy_async(bytes, self.const_data_ptr(), self.element_size(),
-                                  runtime::MemcpyKind::kDeviceToHost,
-                                  native_stream(current_stream(self.device().index()))));
   telemetry::count_sync("item");
+  TPU_CHECK(runtime::memcpy_and_sync(bytes, self.const_data_ptr(), self.element_size(),
+                                     runtime::MemcpyKind::kDeviceToHost,
+                                     native_stream(current_stream(self.device().index()))));
   // Like CPU: a bool is whatever byte is stored, read as "nonzero".
   if (self.scalar_type() == at::kBool) return at::Scalar(bytes[0] != 0);
   std::optional<at::Scalar> result;
