@@ -1,55 +1,85 @@
 """Renders the generated sources from the manifest. Output is deterministic
 (sorted, no timestamps) and a file is rewritten only when its bytes change,
-so ninja recompiles only what really changed."""
+so ninja recompiles only what really changed. Registrations are sharded by a
+stable hash of the entry's op, so editing one entry recompiles one shard."""
 
 from __future__ import annotations
 
 import os
+import zlib
+from dataclasses import dataclass
 from typing import Dict, List
 
 import jinja2
 
-from .manifest import OpEntry
+from .manifest import Entry
+from .wrappers import Wrapper, wrapper
 
 GENERATED_DIR = os.path.join("csrc", "generated")
+NUM_SHARDS = 4
 _TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
 
-def _param_type(param: str) -> str:
-    return param.rsplit(" ", 1)[0]
-
-
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters["param_type"] = _param_type
-    return env
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES),
+                              undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True)
 
 
-class _View:
-    """What templates see of an entry."""
-
-    def __init__(self, e: OpEntry):
-        self.op, self.route, self.signature = e.op, e.route, e.signature
-        self.impl = e.impl
-        self.qualified = e.impl if e.is_native_reuse else f"torch_tpu::aten::{e.impl}"
+def shard_of(entry: Entry) -> int:
+    return zlib.crc32(entry.op.encode()) % NUM_SHARDS
 
 
-def render(entries: List[OpEntry]) -> Dict[str, str]:
+@dataclass(frozen=True)
+class _EntryView:
+    op: str
+    route: str
+    stub: str
+    kernel: str
+    wrappers: List[Wrapper]
+
+
+@dataclass(frozen=True)
+class _Declaration:
+    op: str
+    declaration: str
+
+
+def _headers(entries: List[Entry]) -> List[str]:
+    headers = set()
+    for e in entries:
+        if e.stub_header:
+            headers.add(e.stub_header)
+        for v in e.variants:
+            if v.via in ("structured", "native"):
+                headers.add(f"ATen/ops/{v.upstream.base}_native.h")
+            if v.via == "impl" and "::" in e.impl:
+                headers.add(f"ATen/ops/{v.upstream.base}_native.h")
+    return sorted(headers)
+
+
+def render(entries: List[Entry]) -> Dict[str, str]:
     """Maps repository-relative path -> file content."""
     env = _environment()
     entries = sorted(entries, key=lambda e: e.op)
-    views = [_View(e) for e in entries]
-    own = [v for v, e in zip(views, entries) if not e.is_native_reuse]
-    headers = sorted({e.native_header for e in entries if e.is_native_reuse})
-    return {
-        os.path.join(GENERATED_DIR, "aten_ops.h"):
-            env.get_template("aten_ops.h.j2").render(own=own),
-        os.path.join(GENERATED_DIR, "register_aten.cpp"):
-            env.get_template("register_aten.cpp.j2").render(entries=views,
-                                                           native_headers=headers),
-    }
+    files: Dict[str, str] = {}
+    shard_template = env.get_template("register_shard.cpp.j2")
+    for k in range(NUM_SHARDS):
+        mine = [e for e in entries if shard_of(e) == k]
+        views = [_EntryView(e.op, e.route, e.stub, e.kernel, [wrapper(e, v) for v in e.variants])
+                 for e in mine]
+        files[os.path.join(GENERATED_DIR, f"register_shard_{k}.cpp")] = shard_template.render(
+            shard=k, num_shards=NUM_SHARDS, entries=views,
+            wrappers=[w for v in views for w in v.wrappers if w.name],
+            headers=_headers(mine), has_stubs=any(e.stub for e in mine))
+    declarations = [_Declaration(v.op, v.signature.declaration(e.impl))
+                    for e in entries if e.route == "direct" and "::" not in e.impl
+                    for v in e.variants]
+    files[os.path.join(GENERATED_DIR, "aten_ops.h")] = env.get_template(
+        "aten_ops.h.j2").render(declarations=declarations)
+    files[os.path.join(GENERATED_DIR, "register_aten.cpp")] = env.get_template(
+        "register_aten.cpp.j2").render(num_shards=NUM_SHARDS)
+    return files
 
 
 def write(root: str, files: Dict[str, str], check: bool = False) -> List[str]:

@@ -1,53 +1,103 @@
 """ops.yaml: the operator manifest. Loading and validation against the installed
-torch. Every problem becomes a ManifestError with file:line, op, key and fix."""
+torch. Every problem becomes a ManifestError with file:line, op, key and fix.
+
+The model (what the rest of the generator reads):
+  Entry      one manifest entry: an op family and how it reaches the device
+  Variant    one registered overload of that family, with its C++ signature
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Dict, List
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
 
-from torchgen.model import OperatorName
+from torchgen.model import SchemaKind
 
 from . import cpp, upstream
+from .dtypes import DTYPES, parse_dtypes
 from .errors import ManifestError, did_you_mean
 from .yaml_lines import LINE_KEY, load_with_lines
 
 ROUTES = ("direct", "stub", "composite", "fallback")
-# Routes this generator emits today; the others are reserved names that
-# ops.yaml may not use yet (see README, "Routes").
-IMPLEMENTED_ROUTES = ("direct",)
 KEYS = {
-    "op": "aten overload name, e.g. 'add.Tensor' (required)",
+    "op": "the aten overload naming the op, e.g. 'add.Tensor' (required)",
     "route": "one of " + ", ".join(ROUTES) + " (required)",
-    "impl": "direct route: the C++ function (in torch_tpu::aten, or a qualified "
-            "at::native:: function) registered for the op",
+    "impl": "direct: the C++ function registered for exactly this overload (in "
+            "torch_tpu::aten, or a qualified device-generic ATen function)",
+    "stub": "stub: the ATen DispatchStub the op's native implementation calls",
+    "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
+    "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError",
+    "tests": "test hints: opinfo, xfail, atol, rtol (see the top of ops.yaml)",
+    "notes": "free text shown in docs/coverage.md",
 }
+TEST_KEYS = {
+    "opinfo": "OpInfo names to draw samples from (default: OpInfos named like the op)",
+    "xfail": "known failures: a list of {reason, dtypes (optional), checks (optional)}",
+    "atol": "absolute tolerance for comparisons with CPU",
+    "rtol": "relative tolerance for comparisons with CPU",
+}
+XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
+              "checks": "only these generated checks: values, meta, out"}
+CHECKS = ("values", "meta", "out")
 _CPP_NAME = re.compile(r"^(?:[A-Za-z_]\w*::)*[A-Za-z_]\w*$")
+_KIND_NAMES = {SchemaKind.functional: "functional", SchemaKind.inplace: "inplace",
+               SchemaKind.out: "out"}
 
 
 @dataclass(frozen=True)
-class OpEntry:
-    op: str                 # "empty.memory_format"
-    route: str
-    impl: str               # C++ function name
-    line: int
+class Variant:
+    """One overload registered for PrivateUse1."""
+    op: str                     # "add.out"
+    kind: str                   # functional / inplace / out / other
     signature: cpp.Signature
+    upstream: upstream.UpstreamOp
+    # How the generated wrapper reaches the device:
+    #   "impl"        call the entry's impl function
+    #   "structured"  ATen's structured class (meta + impl calling the stub)
+    #   "native"      ATen's device-generic native function (it calls the stub)
+    #   "fallback"    the host fallback
+    via: str
+    native: str = ""            # at::native class or function for structured/native
+
+
+@dataclass(frozen=True)
+class XFail:
+    reason: str
+    dtypes: Tuple[str, ...] = ()    # empty: all
+    checks: Tuple[str, ...] = ()    # empty: all
+
+
+@dataclass(frozen=True)
+class TestHints:
+    opinfo: Tuple[str, ...] = ()
+    xfail: Tuple[XFail, ...] = ()
+    atol: Optional[float] = None
+    rtol: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    op: str                     # the overload the entry names
+    route: str
+    line: int
+    variants: Tuple[Variant, ...]
+    impl: str = ""
+    stub: str = ""
+    stub_header: str = ""
+    kernel: str = ""
+    dtypes: Tuple[str, ...] = ()    # empty: any
+    tests: TestHints = field(default_factory=TestHints)
+    notes: str = ""
 
     @property
-    def is_native_reuse(self) -> bool:
-        """impl names an existing ATen native function instead of our own."""
-        return "::" in self.impl
-
-    @property
-    def native_header(self) -> str:
-        # ATen names per-operator headers after the base name without the
-        # in-place underscore: set_ -> ATen/ops/set_native.h.
-        base = OperatorName.parse(self.op).name.base
-        return f"ATen/ops/{base}_native.h"
+    def family(self) -> Dict[str, str]:
+        """kind -> overload of the whole upstream family (registered or not)."""
+        up = upstream.lookup(self.op)
+        return {_KIND_NAMES[k]: v.name for k, v in upstream.family(up).items()}
 
 
-def load(path: str) -> List[OpEntry]:
+def load(path: str) -> List[Entry]:
     try:
         with open(path) as f:
             text = f.read()
@@ -66,62 +116,205 @@ def load(path: str) -> List[OpEntry]:
     if not isinstance(data, list):
         raise ManifestError(path, 1, "the manifest must be a YAML list of entries",
                             "start each entry with '- op: <name>'")
-    entries: List[OpEntry] = []
-    seen: Dict[str, int] = {}
+    entries: List[Entry] = []
+    registered: Dict[str, Tuple[int, str]] = {}  # overload -> (line, entry op)
     for item in data:
         entry = _entry(path, item)
-        if entry.op in seen:
-            raise ManifestError(path, entry.line, f"duplicate entry (first at line {seen[entry.op]})",
-                                "keep one entry per operator overload", op=entry.op)
-        seen[entry.op] = entry.line
+        for v in entry.variants:
+            if v.op in registered:
+                line, other = registered[v.op]
+                what = "duplicate entry" if other == entry.op else f"'{v.op}' is also registered by '{other}'"
+                raise ManifestError(path, entry.line, f"{what} (first at line {line})",
+                                    "keep one entry per operator family", op=entry.op)
+            registered[v.op] = (entry.line, entry.op)
         entries.append(entry)
     return sorted(entries, key=lambda e: e.op)
 
 
-def _entry(path: str, item) -> OpEntry:
+class _Checker:
+    """Raises ManifestErrors that point at one entry."""
+
+    def __init__(self, path: str, line: Optional[int], op: Optional[str]):
+        self.path, self.line, self.op = path, line, op
+
+    def fail(self, message: str, fix: str, key: Optional[str] = None):
+        raise ManifestError(self.path, self.line, message, fix, op=self.op, key=key)
+
+    def unknown_keys(self, item: dict, known: Dict[str, str], where: str = "") -> None:
+        for key in item:
+            if key != LINE_KEY and key not in known:
+                self.fail(f"unknown key{where}{did_you_mean(key, known)}",
+                          "valid keys: " + "; ".join(f"{k}: {v}" for k, v in known.items()),
+                          key=key)
+
+
+def _entry(path: str, item) -> Entry:
     if not isinstance(item, dict):
         raise ManifestError(path, None, f"each entry must be a mapping, got {item!r}",
                             "write entries as '- op: add.Tensor' followed by indented keys")
     line = item.get(LINE_KEY)
     op = item.get("op")
-    for key in item:
-        if key != LINE_KEY and key not in KEYS:
-            raise ManifestError(path, line, f"unknown key{did_you_mean(key, KEYS)}",
-                                "valid keys: " + "; ".join(f"{k}: {v}" for k, v in KEYS.items()),
-                                op=op if isinstance(op, str) else None, key=key)
+    check = _Checker(path, line, op if isinstance(op, str) else None)
+    check.unknown_keys(item, KEYS)
     if not isinstance(op, str) or not op:
-        raise ManifestError(path, line, "missing or empty 'op'",
-                            "name the aten overload, e.g. 'op: add.Tensor'", key="op")
+        check.fail("missing or empty 'op'", "name the aten overload, e.g. 'op: add.Tensor'",
+                   key="op")
     up = upstream.lookup(op)
     if up is None:
-        raise ManifestError(path, line,
-                            f"no such operator in torch's native_functions.yaml"
-                            f"{did_you_mean(op, upstream.upstream_ops())}",
-                            "use the exact 'name.overload' from "
-                            "torchgen/packaged/ATen/native/native_functions.yaml "
-                            "(no overload: just the name)", op=op, key="op")
+        check.fail(f"no such operator in torch's native_functions.yaml"
+                   f"{did_you_mean(op, upstream.upstream_ops())}",
+                   "use the exact 'name.overload' from torchgen/packaged/ATen/native/"
+                   "native_functions.yaml (no overload: just the name)", key="op")
     route = item.get("route")
     if route not in ROUTES:
-        raise ManifestError(path, line,
-                            f"route must be one of {', '.join(ROUTES)}, got {route!r}"
-                            f"{did_you_mean(str(route), ROUTES)}",
-                            "set 'route: direct' for a handwritten kernel", op=op, key="route")
-    if route not in IMPLEMENTED_ROUTES:
-        raise ManifestError(path, line, f"route '{route}' is not supported by this generator yet",
-                            "use 'route: direct' with an 'impl:' function", op=op, key="route")
-    if up.composite_implicit:
-        raise ManifestError(path, line,
-                            "is CompositeImplicitAutograd upstream: it decomposes into other "
-                            "ops, and registering a kernel for it would bypass autograd",
-                            "remove the entry and cover the ops it decomposes into", op=op)
-    impl = item.get("impl")
-    if not isinstance(impl, str) or not _CPP_NAME.match(impl):
-        raise ManifestError(path, line, f"'impl' must be a C++ function name, got {impl!r}",
-                            "e.g. 'impl: empty_strided' (defined in csrc/aten) or "
-                            "'impl: at::native::view'", op=op, key="impl")
+        check.fail(f"route must be one of {', '.join(ROUTES)}, got {route!r}"
+                   f"{did_you_mean(str(route), ROUTES)}",
+                   "set 'route: direct' for a handwritten kernel", key="route")
+    needs = {"direct": ("impl",), "stub": ("stub", "kernel"), "composite": (), "fallback": ()}
+    for key in ("impl", "stub", "kernel"):
+        if key in item and key not in needs[route]:
+            check.fail(f"'{key}' does not apply to route '{route}'",
+                       f"remove it (route '{route}' takes: {', '.join(needs[route]) or 'no kernel'})",
+                       key=key)
+    for key in needs[route]:
+        value = item.get(key)
+        if not isinstance(value, str) or not _CPP_NAME.match(value):
+            check.fail(f"route '{route}' needs '{key}', a C++ name, got {value!r}",
+                       KEYS[key], key=key)
+    dtypes = _dtypes(check, item.get("dtypes"))
+    tests = _tests(check, item.get("tests"))
+    notes = item.get("notes", "")
+    if not isinstance(notes, str):
+        check.fail("'notes' must be a string", "write notes: \"...\"", key="notes")
+    common = dict(op=op, route=route, line=line, dtypes=dtypes, tests=tests, notes=notes)
+    if route == "direct":
+        return Entry(variants=(_direct_variant(check, up),), impl=item["impl"], **common)
+    if route == "stub":
+        stub, header = _stub(check, item["stub"])
+        return Entry(variants=_stub_variants(check, up), stub=stub, stub_header=header,
+                     kernel=item["kernel"], **common)
+    if route == "composite":
+        _composite(check, up)
+        return Entry(variants=(), **common)
+    return Entry(variants=_fallback_variants(check, up), **common)
+
+
+def _signature(check: _Checker, up: upstream.UpstreamOp) -> cpp.Signature:
     try:
-        sig = cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable)
+        return cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable)
     except cpp.UnsupportedType as e:
-        raise ManifestError(path, line, f"the generator cannot map argument type '{e}' to C++",
-                            "extend codegen/cpp.py for this type", op=op)
-    return OpEntry(op=op, route=route, impl=impl, line=line, signature=sig)
+        check.fail(f"the generator cannot map argument type '{e}' of {up.name} to C++",
+                   "extend codegen/cpp.py for this type")
+
+
+def _kind(up: upstream.UpstreamOp) -> str:
+    return _KIND_NAMES.get(up.kind, "other")
+
+
+def _direct_variant(check: _Checker, up: upstream.UpstreamOp) -> Variant:
+    if up.composite_implicit:
+        check.fail("is CompositeImplicitAutograd upstream: it decomposes into other ops, and "
+                   "registering a kernel for it would bypass autograd",
+                   "use 'route: composite' and cover the ops it decomposes into")
+    return Variant(up.name, _kind(up), _signature(check, up), up, via="impl")
+
+
+def _stub(check: _Checker, stub: str) -> Tuple[str, str]:
+    from . import stubs
+
+    declared = stubs.declared_stubs()
+    if stub not in declared:
+        check.fail(f"'{stub}' is not a DispatchStub declared in the installed torch's "
+                   f"ATen/native headers{did_you_mean(stub, declared)}",
+                   "name a stub from a DECLARE_DISPATCH in torch/include/ATen/native", key="stub")
+    return stub, declared[stub]
+
+
+def _stub_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:
+    """Every member of the family whose ATen implementation is shared with
+    CUDA (so it calls its stubs with the tensors' device) is registered; the
+    composite members reach them through the dispatcher."""
+    variants = []
+    members = upstream.family(up) or {up.kind: up}
+    for kind, member in sorted(members.items(), key=lambda kv: kv[1].name):
+        impl = upstream.lookup(member.structured_delegate) if member.structured_delegate else member
+        if impl.structured:
+            if not impl.generic_cpu_kernel:
+                check.fail(f"{impl.name}'s CPU kernel '{impl.kernel_for('CPU')}' is CPU-only: it "
+                           "may call its stub with device CPU, so a tpu stub kernel would never "
+                           "run", "use 'route: direct' with a handwritten impl", key="route")
+            if impl.precomputed:
+                check.fail(f"{impl.name} uses 'precomputed' structured arguments, which this "
+                           "generator does not support yet", "use 'route: direct'", key="route")
+            variants.append(Variant(member.name, _kind(member), _signature(check, member), member,
+                                    via="structured", native=impl.native_class))
+        elif impl.generic_cpu_kernel and not member.composite_explicit:
+            variants.append(Variant(member.name, _kind(member), _signature(check, member), member,
+                                    via="native", native=impl.kernel_for("CPU")))
+    if not variants:
+        check.fail(f"no member of {up.name}'s family has an ATen implementation shared by CPU "
+                   "and CUDA that could reach a tpu stub kernel",
+                   "use 'route: direct' with a handwritten impl", key="route")
+    return tuple(variants)
+
+
+def _composite(check: _Checker, up: upstream.UpstreamOp) -> None:
+    if not (up.composite_implicit or up.composite_explicit):
+        check.fail("has no composite (decomposition) kernel upstream, so nothing would run it "
+                   "on tpu", "use 'route: stub', 'direct' or 'fallback'", key="route")
+
+
+def _fallback_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:
+    members = upstream.family(up) or {up.kind: up}
+    variants = tuple(Variant(m.name, _kind(m), _signature(check, m), m, via="fallback")
+                     for _, m in sorted(members.items(), key=lambda kv: kv[1].name)
+                     if not (m.composite_implicit or m.composite_explicit))
+    if not variants:
+        check.fail("every variant decomposes upstream (composite), so a host fallback would "
+                   "never be reached", "use 'route: composite'", key="route")
+    return variants
+
+
+def _dtypes(check: _Checker, value) -> Tuple[str, ...]:
+    if value is None:
+        return ()
+    try:
+        return parse_dtypes(value)
+    except ValueError as e:
+        check.fail(str(e), "list dtype names: " + ", ".join(DTYPES), key="dtypes")
+
+
+def _tests(check: _Checker, value) -> TestHints:
+    if value is None:
+        return TestHints()
+    if not isinstance(value, dict):
+        check.fail("'tests' must be a mapping", "e.g. tests: {opinfo: [add]}", key="tests")
+    check.unknown_keys(value, TEST_KEYS, where=" in 'tests'")
+    opinfo = value.get("opinfo", [])
+    if isinstance(opinfo, str):
+        opinfo = [opinfo]
+    if not isinstance(opinfo, list) or not all(isinstance(o, str) for o in opinfo):
+        check.fail("'tests.opinfo' must be a list of OpInfo names", "e.g. opinfo: [add, sub]",
+                   key="tests")
+    xfails = []
+    for x in value.get("xfail", []) or []:
+        if not isinstance(x, dict):
+            x = {"reason": x} if isinstance(x, str) else {}
+        check.unknown_keys(x, XFAIL_KEYS, where=" in 'tests.xfail'")
+        reason = x.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            check.fail("every xfail needs a 'reason'", "xfail: [{reason: \"why\", dtypes: [...]}]",
+                       key="tests")
+        checks = tuple(x.get("checks", ()))
+        for c in checks:
+            if c not in CHECKS:
+                check.fail(f"unknown check '{c}' in xfail{did_you_mean(c, CHECKS)}",
+                           "checks are: " + ", ".join(CHECKS), key="tests")
+        xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks))
+    tol = {}
+    for key in ("atol", "rtol"):
+        if key in value:
+            if not isinstance(value[key], (int, float)):
+                check.fail(f"'tests.{key}' must be a number", f"e.g. {key}: 1e-5", key="tests")
+            tol[key] = float(value[key])
+    return TestHints(opinfo=tuple(opinfo), xfail=tuple(xfails), **tol)

@@ -1,14 +1,19 @@
-"""What the installed torch declares: the operator schemas of torchgen's packaged
-native_functions.yaml (shipped in the torch wheel), indexed by overload name."""
+"""What the installed torch declares about its operators: torchgen's packaged
+native_functions.yaml (shipped in the torch wheel), indexed by overload name,
+with the facts the generator needs (structured kernels, dispatch, variants).
+
+Only torchgen's schema model (FunctionSchema) is used from torchgen; it
+promises no backward compatibility beyond that."""
 
 from __future__ import annotations
 
 import functools
 import os
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import yaml
+from torchgen.model import FunctionSchema, SchemaKind
 
 
 @dataclass(frozen=True)
@@ -17,11 +22,37 @@ class UpstreamOp:
     schema: str                    # the full func: string
     dispatch: Dict[str, str]       # dispatch key(s) -> kernel, as written upstream
     const_ref_for_mutable: bool    # use_const_ref_for_mutable_tensors
+    structured: bool               # has a structured kernel (meta + impl)
     structured_delegate: str       # "add.out" for add.Tensor, else ""
+    structured_inherits: str       # "TensorIteratorBase" for TensorIterator metas
+    ufunc: bool                    # implementation generated from ufunc_inner_loop
+    precomputed: bool              # structured impl() takes precomputed values
+    device_check: bool             # False for "device_check: NoCheck"
+    device_guard: bool             # False for "device_guard: False"
+    tags: tuple
     line: int
 
+    @functools.cached_property
+    def func(self) -> FunctionSchema:
+        return FunctionSchema.parse(self.schema)
+
+    @property
+    def base(self) -> str:
+        """Base name without the in-place underscore: add_ -> add."""
+        return self.func.name.name.base
+
+    @property
+    def kind(self) -> SchemaKind:
+        return self.func.kind()
+
+    def kernel_for(self, key: str) -> Optional[str]:
+        for keys, kernel in self.dispatch.items():
+            if key in [k.strip() for k in keys.split(",")]:
+                return kernel
+        return None
+
     def has_key(self, key: str) -> bool:
-        return any(key in [k.strip() for k in keys.split(",")] for keys in self.dispatch)
+        return self.kernel_for(key) is not None
 
     @property
     def composite_implicit(self) -> bool:
@@ -30,6 +61,28 @@ class UpstreamOp:
         if not self.dispatch:
             return not self.structured_delegate
         return self.has_key("CompositeImplicitAutograd")
+
+    @property
+    def composite_explicit(self) -> bool:
+        return self.has_key("CompositeExplicitAutograd") or \
+            self.has_key("CompositeExplicitAutogradNonFunctional")
+
+    @property
+    def generic_cpu_kernel(self) -> bool:
+        """The CPU kernel is also CUDA's (or generated from a ufunc): it takes
+        its device from the tensors, so a PrivateUse1 stub kernel is reached.
+        CPU-only kernels may call their stub with a hard-coded CPU device."""
+        if self.ufunc:
+            return True
+        cpu = self.kernel_for("CPU")
+        return cpu is not None and cpu == self.kernel_for("CUDA")
+
+    @property
+    def native_class(self) -> str:
+        """The structured implementation class ATen/ops/<base>_native.h declares."""
+        if self.ufunc:
+            return f"structured_ufunc_{self.base}_CPU"
+        return f"structured_{self.kernel_for('CPU')}"
 
 
 def native_functions_path() -> str:
@@ -45,25 +98,49 @@ def upstream_ops() -> Dict[str, UpstreamOp]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(path) as f:
         text = f.read()
-    node_lines = _func_lines(text)
+    lines = [n + 1 for n, line in enumerate(text.splitlines()) if line.startswith("- func:")]
     ops: Dict[str, UpstreamOp] = {}
     for i, entry in enumerate(yaml.load(text, Loader=loader)):
         func = entry["func"]
         name = func.split("(", 1)[0]
+        tags = entry.get("tags", ())
         ops[name] = UpstreamOp(
             name=name,
             schema=func,
             dispatch=dict(entry.get("dispatch", {})),
             const_ref_for_mutable=bool(entry.get("use_const_ref_for_mutable_tensors", False)),
+            structured=bool(entry.get("structured", False)),
             structured_delegate=entry.get("structured_delegate", ""),
-            line=node_lines[i] if i < len(node_lines) else 0,
+            structured_inherits=entry.get("structured_inherits", ""),
+            ufunc="ufunc_inner_loop" in entry,
+            precomputed="precomputed" in entry,
+            device_check=entry.get("device_check", "ExactSame") != "NoCheck",
+            device_guard=bool(entry.get("device_guard", True)),
+            tags=tuple([tags] if isinstance(tags, str) else tags),
+            line=lines[i] if i < len(lines) else 0,
         )
     return ops
 
 
-def _func_lines(text: str):
-    return [n + 1 for n, line in enumerate(text.splitlines()) if line.startswith("- func:")]
-
-
 def lookup(name: str) -> Optional[UpstreamOp]:
     return upstream_ops().get(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _by_base() -> Dict[str, List[UpstreamOp]]:
+    index: Dict[str, List[UpstreamOp]] = {}
+    for op in upstream_ops().values():
+        index.setdefault(op.base, []).append(op)
+    return index
+
+
+def family(op: UpstreamOp) -> Dict[SchemaKind, UpstreamOp]:
+    """The functional / in-place / out= variants that share op's signature
+    (torchgen's NativeFunctionsGroup), keyed by kind."""
+    sig = op.func.signature()
+    members: Dict[SchemaKind, UpstreamOp] = {}
+    for other in _by_base()[op.base]:
+        if other.func.signature() == sig and other.kind in (
+                SchemaKind.functional, SchemaKind.inplace, SchemaKind.out):
+            members.setdefault(other.kind, other)
+    return members

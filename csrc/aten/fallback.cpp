@@ -2,7 +2,6 @@
 
 #include <ATen/native/CPUFallback.h>
 #include <c10/core/DeviceGuard.h>
-#include <torch/library.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -55,20 +54,19 @@ std::optional<c10::Device> common_device(const c10::FunctionSchema& schema,
   return found;
 }
 
-void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  const c10::FunctionSchema& schema = op.schema();
+std::string op_name(const c10::FunctionSchema& schema) {
   std::string name = schema.name();
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-  const FallbackPolicy policy = fallback_policy();
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      policy != FallbackPolicy::kError, "The operator '", name,
-      "' has no tpu kernel. To add one, declare it in ops.yaml and run `python -m codegen` "
-      "(see README, 'Adding an operator'). To run it on the host instead (slow: inputs are "
-      "copied to the CPU and results back), set TORCH_TPU_FALLBACK=warn or call "
-      "torch_tpu.set_fallback_policy('warn').");
+  return name;
+}
+
+// Copies the inputs to the CPU, runs the CPU kernel, copies results (and
+// mutated inputs) back; counted as route "fallback".
+void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::string& name) {
+  const c10::FunctionSchema& schema = op.schema();
   std::optional<c10::Device> device =
       common_device(schema, *stack, schema.arguments().size());
-  if (policy == FallbackPolicy::kWarn) {
+  if (fallback_policy() == FallbackPolicy::kWarn) {
     static std::mutex mu;
     static std::set<std::string>* warned = new std::set<std::string>();
     std::lock_guard<std::mutex> g(mu);
@@ -79,11 +77,27 @@ void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                  "operator; torch_tpu.stats() counts every call.");
     }
   }
-  telemetry::count_op(name, telemetry::Route::kFallback);
+  telemetry::op_counter(name).count(telemetry::Route::kFallback);
   c10::OptionalDeviceGuard guard;
   if (device && device->is_privateuseone()) guard.reset_device(*device);
   // Views cannot be emulated by copies: refuse them rather than break aliasing.
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);
+}
+
+// Any op without a tpu kernel lands here; the policy decides.
+void undeclared_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::string name = op_name(op.schema());
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      fallback_policy() != FallbackPolicy::kError, "The operator '", name,
+      "' has no tpu kernel. To add one, declare it in ops.yaml and run `python -m codegen` "
+      "(see README, 'Adding an operator'). To run it on the host instead (slow: inputs are "
+      "copied to the CPU and results back), set TORCH_TPU_FALLBACK=warn or call "
+      "torch_tpu.set_fallback_policy('warn').");
+  run_on_host(op, stack, name);
+}
+
+void declared_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  run_on_host(op, stack, op_name(op.schema()));
 }
 
 }  // namespace
@@ -109,11 +123,15 @@ const char* fallback_policy_name(FallbackPolicy policy) {
   return "?";
 }
 
+torch::CppFunction declared_fallback() {
+  return torch::CppFunction::makeFromBoxedFunction<&declared_fallback_kernel>();
+}
+
 void register_fallback() {
   static auto* lib = [] {
     auto* l = new torch::Library(torch::Library::IMPL, "_", c10::DispatchKey::PrivateUse1,
                                  __FILE__, __LINE__);
-    l->fallback(torch::CppFunction::makeFromBoxedFunction<&host_fallback>());
+    l->fallback(torch::CppFunction::makeFromBoxedFunction<&undeclared_fallback>());
     return l;
   }();
   (void)lib;

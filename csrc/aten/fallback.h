@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include <torch/library.h>
+
 namespace torch_tpu::aten {
 
 enum class FallbackPolicy { kError, kWarn, kAllow };
@@ -17,5 +19,10 @@ FallbackPolicy fallback_policy();
 void set_fallback_policy(FallbackPolicy policy);
 FallbackPolicy parse_fallback_policy(const std::string& name);  // ValueError on bad names
 const char* fallback_policy_name(FallbackPolicy policy);
+
+// The boxed host fallback for ops that ops.yaml routes to the host (or that
+// TORCH_TPU_FORCE_FALLBACK forces there): runs whatever the policy, warns
+// once per op under "warn", counts every call.
+torch::CppFunction declared_fallback();
 
 }  // namespace torch_tpu::aten

@@ -1,18 +1,43 @@
 #include "aten/telemetry.h"
 
+#include <deque>
 #include <mutex>
+#include <unordered_map>
 
 namespace torch_tpu::aten::telemetry {
+
+// Counters are created once per name and never move (std::deque keeps
+// references stable), so callers may cache them. Copies and syncs are rarer
+// and go through one mutex.
+struct Tables {
+  std::mutex mu;
+  std::deque<Counter> counters;
+  std::unordered_map<std::string, Counter*> ops, stubs;
+  std::map<std::string, std::pair<int64_t, int64_t>> copies;
+  std::map<std::string, int64_t> syncs;
+
+  Counter& get(std::unordered_map<std::string, Counter*>& table, const std::string& name) {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = table.find(name);
+    if (it != table.end()) return *it->second;
+    Counter& c = counters.emplace_back();
+    table.emplace(name, &c);
+    return c;
+  }
+
+  static int64_t calls(const Counter& c, int route) {
+    return c.calls_[route].load(std::memory_order_relaxed);
+  }
+  static void clear(Counter& c) {
+    for (auto& n : c.calls_) n.store(0, std::memory_order_relaxed);
+  }
+};
+
 namespace {
 
-std::mutex& mu() {
-  static std::mutex* m = new std::mutex();
-  return *m;
-}
-
-Snapshot& data() {
-  static Snapshot* s = new Snapshot();  // leaked: used until process exit
-  return *s;
+Tables& tables() {
+  static Tables* t = new Tables();  // leaked: used until process exit
+  return *t;
 }
 
 const char* copy_name(Copy kind) {
@@ -37,31 +62,49 @@ const char* route_name(Route route) {
   return "?";
 }
 
-void count_op(const std::string& op, Route route) {
-  std::lock_guard<std::mutex> g(mu());
-  data().ops[op][route_name(route)] += 1;
-}
+Counter& op_counter(const std::string& op) { return tables().get(tables().ops, op); }
+
+Counter& stub_counter(const std::string& stub) { return tables().get(tables().stubs, stub); }
 
 void count_copy(Copy kind, uint64_t bytes) {
-  std::lock_guard<std::mutex> g(mu());
-  auto& c = data().copies[copy_name(kind)];
+  Tables& t = tables();
+  std::lock_guard<std::mutex> g(t.mu);
+  auto& c = t.copies[copy_name(kind)];
   c.first += 1;
   c.second += static_cast<int64_t>(bytes);
 }
 
 void count_sync(const char* why) {
-  std::lock_guard<std::mutex> g(mu());
-  data().syncs[why] += 1;
+  Tables& t = tables();
+  std::lock_guard<std::mutex> g(t.mu);
+  t.syncs[why] += 1;
 }
 
 Snapshot snapshot() {
-  std::lock_guard<std::mutex> g(mu());
-  return data();
+  Tables& t = tables();
+  std::lock_guard<std::mutex> g(t.mu);
+  Snapshot s;
+  for (const auto& [name, c] : t.ops) {
+    for (int r = 0; r < kNumRoutes; ++r) {
+      if (int64_t n = Tables::calls(*c, r)) s.ops[name][route_name(static_cast<Route>(r))] = n;
+    }
+  }
+  for (const auto& [name, c] : t.stubs) {
+    int64_t n = 0;
+    for (int r = 0; r < kNumRoutes; ++r) n += Tables::calls(*c, r);
+    if (n) s.stubs[name] = n;
+  }
+  s.copies = t.copies;
+  s.syncs = t.syncs;
+  return s;
 }
 
 void reset() {
-  std::lock_guard<std::mutex> g(mu());
-  data() = Snapshot();
+  Tables& t = tables();
+  std::lock_guard<std::mutex> g(t.mu);
+  for (Counter& c : t.counters) Tables::clear(c);
+  t.copies.clear();
+  t.syncs.clear();
 }
 
 }  // namespace torch_tpu::aten::telemetry

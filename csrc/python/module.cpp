@@ -65,8 +65,9 @@ py::list memory_snapshot() {
 
 py::dict stats() {
   aten::telemetry::Snapshot snap = aten::telemetry::snapshot();
-  py::dict ops, copies, syncs;
+  py::dict ops, stubs, copies, syncs;
   for (const auto& [op, routes] : snap.ops) ops[py::str(op)] = routes;
+  for (const auto& [stub, n] : snap.stubs) stubs[py::str(stub)] = n;
   for (const auto& [kind, cb] : snap.copies) {
     py::dict c;
     c["calls"] = cb.first;
@@ -76,6 +77,7 @@ py::dict stats() {
   for (const auto& [why, n] : snap.syncs) syncs[py::str(why)] = n;
   py::dict out;
   out["ops"] = ops;
+  out["stubs"] = stubs;
   out["copies"] = copies;
   out["syncs"] = syncs;
   return out;

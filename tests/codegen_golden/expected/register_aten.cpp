@@ -6,21 +6,22 @@
 #include <torch/library.h>
 
 #include "aten/backend.h"
-#include "generated/aten_ops.h"
-#include <ATen/ops/view_native.h>
 
 namespace torch_tpu::aten {
+
+void register_shard_0(torch::Library& lib);
+void register_shard_1(torch::Library& lib);
+void register_shard_2(torch::Library& lib);
+void register_shard_3(torch::Library& lib);
 
 void register_generated_ops() {
   static torch::Library* lib = [] {
     auto* m = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1,
                                  __FILE__, __LINE__);
-    // empty_strided: route direct
-    m->impl("empty_strided", TORCH_FN(static_cast<at::Tensor (*)(at::IntArrayRef, at::IntArrayRef, ::std::optional<at::ScalarType>, ::std::optional<at::Layout>, ::std::optional<at::Device>, ::std::optional<bool>)>(&torch_tpu::aten::empty_strided)));
-    // resize_: route direct
-    m->impl("resize_", TORCH_FN(static_cast<const at::Tensor & (*)(const at::Tensor &, at::IntArrayRef, ::std::optional<at::MemoryFormat>)>(&torch_tpu::aten::resize_)));
-    // view: route direct
-    m->impl("view", TORCH_FN(static_cast<at::Tensor (*)(const at::Tensor &, at::IntArrayRef)>(&at::native::view)));
+    register_shard_0(*m);
+    register_shard_1(*m);
+    register_shard_2(*m);
+    register_shard_3(*m);
     return m;
   }();
   (void)lib;

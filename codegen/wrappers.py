@@ -1,0 +1,118 @@
+"""The C++ wrapper of each registered overload: what runs when the dispatcher
+calls the op on tpu. Every wrapper counts the call (telemetry), checks the
+declared dtypes, then reaches the device through its route:
+
+  impl        the entry's handwritten function (csrc/aten)
+  structured  ATen's structured class: meta() computes and allocates the
+              outputs, impl() calls the DispatchStub, which reaches the tpu
+              stub kernel
+  native      ATen's device-generic native function, which calls the stub
+  fallback    registered as the boxed host fallback (no wrapper)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List
+
+from torchgen.model import BaseTy, BaseType, OptionalType
+
+from .dtypes import cpp_mask
+from .manifest import Entry, Variant
+
+ROUTE_ENUM = {"direct": "kDirect", "stub": "kStub", "fallback": "kFallback"}
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    op: str              # overload registered
+    name: str            # C++ function name of the wrapper ("" for the fallback)
+    declaration: str     # return type, name and parameters
+    body: List[str]      # statements
+
+
+def cpp_name(op: str) -> str:
+    return "tpu_" + op.replace(".", "_")
+
+
+def _is_tensor(t) -> bool:
+    return (isinstance(t, BaseType) and t.name == BaseTy.Tensor) or (
+        isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == BaseTy.Tensor)
+
+
+def _param_names(v: Variant) -> List[str]:
+    return [p.rsplit(" ", 1)[1] for p in v.signature.params]
+
+
+def wrapper(entry: Entry, v: Variant) -> Wrapper:
+    if v.via == "fallback":
+        return Wrapper(v.op, "", "", [])
+    name = cpp_name(v.op)
+    body = [f'static auto& calls = telemetry::op_counter("aten::{v.op}");',
+            f"calls.count(telemetry::Route::{ROUTE_ENUM[entry.route]});"]
+    func = v.upstream.func
+    if entry.dtypes:
+        body.append(f"constexpr uint64_t kDtypes = {cpp_mask(entry.dtypes)};")
+        body.append(f'constexpr const char* kDeclared = "{", ".join(entry.dtypes)}";')
+        for a in func.arguments.flat_all:
+            if _is_tensor(a.type):
+                body.append(f'check_dtype("{v.op}", kDtypes, kDeclared, {a.name});')
+    if v.via == "impl":
+        body += _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)
+    elif v.via == "native":
+        body += _guard(v) + _call(v, f"at::native::{v.native}")
+    else:
+        body += _guard(v) + _structured(v)
+    return Wrapper(v.op, name, v.signature.declaration(name), body)
+
+
+def _call(v: Variant, function: str) -> List[str]:
+    call = f"{function}({', '.join(_param_names(v))})"
+    return [f"return {call};" if v.signature.returns != "void" else f"{call};"]
+
+
+def _guard(v: Variant) -> List[str]:
+    """Device checks and guard as torchgen emits them for CUDA: only where the
+    upstream op asks for them (device_check / device_guard)."""
+    func = v.upstream.func
+    tensors = [a.name for a in func.arguments.flat_all if _is_tensor(a.type)]
+    lines = []
+    if v.upstream.device_check and len(tensors) > 1:
+        lines.append("std::optional<c10::Device> common_device;")
+        lines += [f'c10::impl::check_and_update_common_device(common_device, {t}, "{cpp_name(v.op)}", "{t}");'
+                  for t in tensors]
+    if v.upstream.device_guard and tensors:
+        lines.append(f"const c10::OptionalDeviceGuard guard(at::device_of({tensors[0]}));")
+    return lines
+
+
+def _structured(v: Variant) -> List[str]:
+    func = v.upstream.func
+    outs = [a.name for a in func.arguments.out]
+    args = [a.name for a in func.arguments.flat_non_out]
+    n_out = len(func.returns)
+    cls = f"at::native::{v.native}"
+    if v.kind == "functional":
+        outputs = [f"op.output({i})" for i in range(n_out)]
+        lines = [f"structured::Functional<{cls}, {n_out}> op;",
+                 f"op.meta({', '.join(args)});",
+                 f"op.impl({', '.join(args + outputs)});"]
+        moved = [f"std::move(op.outputs_[{i}])" for i in range(n_out)]
+        lines.append(f"return {moved[0]};" if n_out == 1 else
+                     f"return ::std::make_tuple({', '.join(moved)});")
+        return lines
+    if v.kind == "inplace":
+        self_name = args[0]
+        return [f"structured::Inplace<{cls}> op({self_name});",
+                f"op.meta({', '.join(args)});",
+                f"op.impl({', '.join(args + ['op.output(0)'])});",
+                "op.finish();",
+                f"return {self_name};"]
+    outputs = [f"op.output({i})" for i in range(len(outs))]
+    lines = [f"structured::Out<{cls}, {len(outs)}> op({', '.join(outs)});",
+             f"op.meta({', '.join(args)});",
+             f"op.impl({', '.join(args + outputs)});",
+             "op.finish();"]
+    lines.append(f"return {outs[0]};" if len(outs) == 1 else
+                 f"return ::std::forward_as_tuple({', '.join(outs)});")
+    return lines
