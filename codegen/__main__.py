@@ -1,9 +1,13 @@
-"""python -m codegen [generate|build|check]
+"""python -m codegen [command]
 
-  (no command)  generate from ops.yaml, then build incrementally (the usual loop)
-  generate      write csrc/generated/ from ops.yaml
-  build         same as no command
-  check         validate ops.yaml and fail if csrc/generated/ is stale
+  (none)     generate, then build incrementally: the usual loop after editing ops.yaml
+  generate   write csrc/generated/ (C++) and tests/generated/ (tests) from ops.yaml
+  build      same as no command
+  test       run the generated tests; results in build/generated_test_results.json
+  coverage   write docs/coverage.md (routes, dtypes, tests, Core ATen IR summary)
+  check      validate ops.yaml and the claims it makes against the installed torch;
+             fail if anything generated (or docs/coverage.md) is stale
+  new OP     print a manifest entry and kernel skeleton for a new operator
 """
 
 from __future__ import annotations
@@ -17,43 +21,108 @@ import time
 # torch_tpu backend it is about to (re)build. Set before anything imports torch.
 os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
 
-from . import build as build_mod
-from . import emit, manifest
-from .errors import BuildError, ManifestError
+from . import build as build_mod  # noqa: E402
+from . import emit, manifest, scaffold  # noqa: E402
+from .errors import BuildError, ManifestError  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMMANDS = ("generate", "build", "test", "coverage", "check", "new")
+
+
+def log(message: str) -> None:
+    print(f"[codegen] {message}", flush=True)
+
+
+def generated_files(entries) -> dict:
+    files = emit.render(entries)
+    try:  # TODO(integration): tests_emit lands with the generated-tests work
+        from . import tests_emit
+    except ImportError:
+        return files
+    files.update(tests_emit.render(entries))
+    return files
+
+
+def cmd_generate(args, entries) -> int:
+    start = time.time()
+    changed = emit.write(args.root, generated_files(entries))
+    log(f"{len(entries)} ops -> csrc/generated, tests/generated: {len(changed)} file(s) "
+        f"changed ({time.time() - start:.2f} s)")
+    return 0
+
+
+def cmd_build(args, entries) -> int:
+    cmd_generate(args, entries)
+    seconds = build_mod.build(args.root, args.jobs)
+    log(f"build done in {seconds:.1f} s")
+    return 0
+
+
+def cmd_test(args, entries) -> int:
+    from . import test_runner
+
+    cmd_generate(args, entries)
+    return test_runner.run(args.root, entries, extra=args.rest)
+
+
+def cmd_coverage(args, entries) -> int:
+    from . import coverage
+
+    start = time.time()
+    path = os.path.join(args.root, coverage.COVERAGE_PATH)
+    changed = coverage.write(path, entries)
+    log(f"{coverage.COVERAGE_PATH} {'written' if changed else 'up to date'} "
+        f"({time.time() - start:.1f} s)")
+    return 0
+
+
+def cmd_check(args, entries) -> int:
+    problems = []
+    stale = emit.write(args.root, generated_files(entries), check=True)
+    if stale:
+        problems.append("generated files are stale: " + ", ".join(stale) +
+                        "\n  fix: run python -m codegen")
+    try:  # TODO(integration): these land with the coverage work
+        from . import closure, coverage, stub_check
+    except ImportError:
+        closure = coverage = stub_check = None
+    if stub_check is not None:
+        problems += stub_check.problems(entries)
+        problems += closure.problems(entries, root=args.root)
+        if coverage.check_stale(os.path.join(args.root, coverage.COVERAGE_PATH), entries):
+            problems.append(f"{coverage.COVERAGE_PATH} is stale\n  fix: run python -m codegen coverage")
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    if problems:
+        return 1
+    log(f"{len(entries)} entries in {os.path.relpath(args.manifest)}: manifest valid, stub claims "
+        "and composite closures proven, generated files and coverage up to date")
+    return 0
+
+
+def cmd_new(args, entries) -> int:
+    if not args.rest:
+        print("usage: python -m codegen new OP [--route ROUTE] [--stub STUB]", file=sys.stderr)
+        return 2
+    print(scaffold.new_entry(args.rest[0], args.route, args.stub, entries))
+    return 0
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", nargs="?", default="build",
-                        choices=["generate", "build", "check"])
+    parser.add_argument("command", nargs="?", default="build", choices=COMMANDS)
+    parser.add_argument("rest", nargs="*", help="new: the op; test: extra pytest arguments")
     parser.add_argument("--manifest", default=os.path.join(ROOT, "ops.yaml"))
-    parser.add_argument("--root", default=ROOT, help="where csrc/generated/ lives")
+    parser.add_argument("--root", default=ROOT, help="the checkout to generate into")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="parallel compile jobs")
-    args = parser.parse_args(argv)
-
+    parser.add_argument("--route", default=None, help="new: route of the new entry")
+    parser.add_argument("--stub", default=None, help="new: DispatchStub of a stub entry")
+    args, unknown = parser.parse_known_args(argv)
+    args.rest = list(args.rest) + unknown
     try:
-        start = time.time()
         entries = manifest.load(args.manifest)
-        files = emit.render(entries)
-        if args.command == "check":
-            stale = emit.write(args.root, files, check=True)
-            if stale:
-                print("[codegen] generated files are stale: " + ", ".join(stale) +
-                      "\n  fix: run python -m codegen", file=sys.stderr)
-                return 1
-            print(f"[codegen] {len(entries)} ops in {os.path.relpath(args.manifest)}: "
-                  "manifest valid, generated files up to date")
-            return 0
-        changed = emit.write(args.root, files)
-        print(f"[codegen] {len(entries)} ops -> {emit.GENERATED_DIR}: "
-              f"{len(changed)} file(s) changed ({time.time() - start:.2f} s)", flush=True)
-        if args.command == "build":
-            seconds = build_mod.build(args.root, args.jobs)
-            print(f"[codegen] build done in {seconds:.1f} s")
-        return 0
+        return globals()[f"cmd_{args.command}"](args, entries)
     except ManifestError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -84,3 +84,41 @@ def test_no_fallback_guard():
 def test_policy_validation():
     with pytest.raises(ValueError, match="unknown tpu fallback policy"):
         torch_tpu.set_fallback_policy("sometimes")
+
+
+def test_forced_fallback_runs_a_registered_op_on_the_host():
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import torch, torch_tpu
+t = torch.tensor([2.5, 3.5]).to("tpu")
+torch_tpu.reset_stats()
+assert t[1].item() == 3.5
+ops = torch_tpu.stats()["ops"]
+assert ops["aten::_local_scalar_dense"] == {"fallback": 1}, ops
+print("ok")
+"""
+    env = dict(os.environ, TORCH_TPU_FORCE_FALLBACK="aten::_local_scalar_dense")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_every_call_is_counted_by_route():
+    x = torch.ones(3, 4).to("tpu")
+    torch_tpu.reset_stats()
+    y = x.clone()
+    ops = torch_tpu.stats()["ops"]
+    assert ops["aten::empty_strided"] == {"direct": 1}
+    assert ops["aten::_copy_from"] == {"direct": 1}
+    # composites are counted only while tracing (it observes every op)
+    assert "aten::clone" not in ops
+    with torch_tpu.trace_ops():
+        z = x.t().contiguous()
+    ops = torch_tpu.stats()["ops"]
+    assert ops["aten::contiguous"] == {"composite": 1}
+    assert ops["aten::t"] == {"composite": 1}
+    assert ops["aten::as_strided"]["direct"] >= 1
+    del y, z

@@ -16,7 +16,7 @@ from . import _extension
 _C = _extension.load()  # registers the backend with PyTorch (C++ side)
 
 from . import tpu  # noqa: E402  (the torch.tpu device module)
-from .telemetry import reset_stats, stats, no_fallback  # noqa: E402
+from .telemetry import no_fallback, reset_stats, stats, trace_ops  # noqa: E402
 from .fallback import get_fallback_policy, set_fallback_policy  # noqa: E402
 
 
@@ -32,6 +32,6 @@ def _register_python_side() -> None:
 
 _register_python_side()
 
-__all__ = ["tpu", "stats", "reset_stats", "no_fallback", "get_fallback_policy",
+__all__ = ["tpu", "stats", "reset_stats", "no_fallback", "trace_ops", "get_fallback_policy",
            "set_fallback_policy"]
 __version__ = "0.1.0"

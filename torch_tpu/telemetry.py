@@ -3,11 +3,15 @@
     torch_tpu.reset_stats()
     y = model(x)
     s = torch_tpu.stats()
-    s["ops"]["aten::add.Tensor"]     # {"fallback": 3}
+    s["ops"]["aten::add.Tensor"]     # {"stub": 3}
+    s["stubs"]["add_stub"]            # 3: the stub kernel was reached
     s["copies"]["h2d"]                # {"calls": 2, "bytes": 4096}
     s["syncs"]                        # {"item": 1, "copy_d2h": 2}
 
     with torch_tpu.no_fallback():     # raises if any op ran on the host
+        y = model(x)
+
+    with torch_tpu.trace_ops():       # also count ops that decomposed ("composite")
         y = model(x)
 """
 
@@ -32,6 +36,18 @@ def fallback_calls(snapshot: Dict[str, Any] | None = None) -> Dict[str, int]:
     """{op: calls} of the operators that ran through the host fallback."""
     snap = stats() if snapshot is None else snapshot
     return {op: routes["fallback"] for op, routes in snap["ops"].items() if "fallback" in routes}
+
+
+@contextlib.contextmanager
+def trace_ops():
+    """Inside the block, ops called with tpu tensors that have no tpu kernel
+    but decompose into other ops are counted under route "composite" too.
+    (Off by default: it observes every op the process dispatches.)"""
+    _C._enable_composite_tracing()
+    try:
+        yield
+    finally:
+        _C._disable_composite_tracing()
 
 
 @contextlib.contextmanager

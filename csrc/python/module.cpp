@@ -11,6 +11,7 @@
 #include "aten/caching_allocator.h"
 #include "aten/fallback.h"
 #include "aten/generator.h"
+#include "aten/op_trace.h"
 #include "aten/runtime_check.h"
 #include "aten/telemetry.h"
 #include "aten/tpu_stream.h"
@@ -144,6 +145,8 @@ PYBIND11_MODULE(_C, m) {
 
   m.def("_stats", &stats);
   m.def("_reset_stats", [] { aten::telemetry::reset(); });
+  m.def("_enable_composite_tracing", &aten::enable_composite_tracing);
+  m.def("_disable_composite_tracing", &aten::disable_composite_tracing);
   m.def("_set_fallback_policy", [](const std::string& name) {
     aten::set_fallback_policy(aten::parse_fallback_policy(name));
   });

@@ -1,0 +1,63 @@
+"""`python -m codegen new OP`: a manifest entry and a kernel skeleton for a new
+operator, chosen from what the installed torch says about it."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from . import cpp, stubs, upstream
+from .errors import ManifestError, did_you_mean
+from .manifest import Entry
+
+
+def _suggest_route(up: upstream.UpstreamOp) -> str:
+    if up.composite_implicit:
+        return "composite"
+    members = upstream.family(up) or {up.kind: up}
+    for m in members.values():
+        impl = upstream.lookup(m.structured_delegate) if m.structured_delegate else m
+        if impl.generic_cpu_kernel:
+            return "stub"
+    return "direct"
+
+
+def _stub_candidates(up: upstream.UpstreamOp) -> List[str]:
+    declared = stubs.declared_stubs()
+    exact = [s for s in (f"{up.base}_stub", f"{up.base}_kernel") if s in declared]
+    return exact or sorted(s for s in declared if s.startswith(up.base + "_"))[:5]
+
+
+def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[Entry]) -> str:
+    up = upstream.lookup(op)
+    if up is None:
+        raise ManifestError("<command line>", None,
+                            f"no such operator{did_you_mean(op, upstream.upstream_ops())}",
+                            "use the overload name from native_functions.yaml", op=op)
+    for e in entries:
+        if op == e.op or op in [v.op for v in e.variants]:
+            return f"# {op} is already covered by the entry for {e.op} (ops.yaml:{e.line})"
+    route = route or _suggest_route(up)
+    lines = [f"- op: {op}", f"  route: {route}"]
+    notes: List[str] = []
+    if route == "stub":
+        candidates = _stub_candidates(up)
+        stub = stub or (candidates[0] if candidates else "<stub>")
+        kernel = f"{up.base}_kernel"
+        lines += [f"  stub: {stub}", f"  kernel: {kernel}", "  dtypes: [floating, integral, bool]"]
+        if stub in stubs.declared_stubs():
+            notes.append("Define in csrc/aten (and declare in csrc/aten/stub_kernels.h):\n  " +
+                         stubs.kernel_signature(stub, f"torch_tpu::aten::{kernel}"))
+        if len(candidates) > 1:
+            notes.append("Other stubs named like the op: " + ", ".join(candidates[1:]))
+    elif route == "direct":
+        impl = up.name.replace(".", "_")
+        lines.append(f"  impl: {impl}")
+        sig = cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable)
+        notes.append("Define in csrc/aten (python -m codegen declares it in "
+                     "csrc/generated/aten_ops.h):\n  " + sig.declaration(impl) + ";")
+    elif route == "composite":
+        notes.append("python -m codegen check proves that the ops it decomposes into are covered.")
+    text = "\n".join(lines)
+    if notes:
+        text += "\n\n" + "\n".join(f"# {n}" for note in notes for n in note.splitlines())
+    return text + "\n"
