@@ -108,3 +108,19 @@ def test_cli_reports_errors_without_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"{path}:1: op 'veiw' key 'op'" in proc.stderr and "fix:" in proc.stderr
+
+
+def test_new_op_scaffolding_suggests_route_stub_and_signature():
+    from codegen import scaffold
+
+    text = scaffold.new_entry("mul.Tensor", None, None, [])
+    assert "route: stub" in text and "stub: mul_stub" in text
+    assert "void torch_tpu::aten::mul_kernel(at::TensorIteratorBase&);" in text
+    text = scaffold.new_entry("mm", None, None, [])
+    assert "route: direct" in text
+    assert "at::Tensor mm(const at::Tensor & self, const at::Tensor & mat2);" in text
+    assert "route: composite" in scaffold.new_entry("linear", None, None, [])
+    entries = manifest.load(os.path.join(ROOT, "ops.yaml"))
+    assert "already covered" in scaffold.new_entry("view", None, None, entries)
+    with pytest.raises(ManifestError, match="did you mean 'view'"):
+        scaffold.new_entry("veiw", None, None, [])
