@@ -45,6 +45,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from .errors import BuildError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE_DIR = os.path.join(ROOT, "build", "codegen_cache")
 _KEEP_CACHE_FILES = 8
@@ -60,13 +62,16 @@ DEFAULT_DTYPES = ("float32", "int64")
 MAX_SAMPLES = 24          # per OpInfo and dtype: bounds the time, keeps it deterministic
 _MAX_ERRORS = 3
 
+_NAMESPACES = ("nn.functional.", "special.", "linalg.", "fft.")
+
 STATUS_PROVEN = "proven"
 STATUS_NOT_PROVEN = "not proven"
 STATUS_NO_SAMPLES = "no samples"
 
 
-class ProofUnavailable(Exception):
-    """Tracing could not run at all (the extension is not built, ...)."""
+class ProofUnavailable(BuildError):
+    """Tracing could not run at all (the extension is not built, ...). A
+    BuildError, so the CLI reports it as one line, like a failed build."""
 
 
 @dataclass(frozen=True)
@@ -350,7 +355,8 @@ class _Tracer:
     def opinfos(self, op: str, hints: Sequence[str]):
         """The entry's tests.opinfo ("name" for all variants, "name.variant"),
         else the OpInfos whose name or aten_name is the op's name (as the
-        generated tests choose them, codegen/tests_emit.py)."""
+        generated tests choose them, codegen/tests_emit.py), or whose name is
+        nn.functional.<name> (special., linalg., fft.), or an alias of it."""
         from . import upstream
 
         up = upstream.lookup(op)
@@ -360,8 +366,10 @@ class _Tracer:
             full = info.name + (f".{info.variant_test_name}" if info.variant_test_name else "")
             if hints:
                 match = full in names or info.name in names
-            else:
-                match = info.name in names or info.aten_name in names
+            else:  # also "nn.functional.embedding" for embedding, and aliases
+                short = info.name.rsplit(".", 1)[-1] if info.name.startswith(_NAMESPACES) else ""
+                aliases = {a.name for a in getattr(info, "aliases", ())}
+                match = bool({info.name, info.aten_name, short} & names or aliases & names)
             if match:
                 found.append((full, info))
         return sorted(found, key=lambda x: x[0])
@@ -415,8 +423,17 @@ class _Tracer:
 
     def _applicable(self, target, source, dtype: str):
         """(args, kwargs) of up to MAX_SAMPLES samples that run on CPU."""
+        import random
+
         torch = self.torch
         torch.manual_seed(0)
+        random.seed(0)
+        try:
+            import numpy
+
+            numpy.random.seed(0)
+        except ImportError:
+            pass
         try:
             sample_list = list(source("cpu", getattr(torch, dtype)))
         except Exception:
