@@ -1,0 +1,190 @@
+"""What the generated tests need to know about torch's OpInfos, without
+importing op_db on every `python -m codegen` run.
+
+Importing torch.testing._internal.common_methods_invocations.op_db costs ~3 s
+(702 OpInfos). The facts the generator uses are small (names, CPU dtypes,
+out= support, which dtypes torch itself does not compare against CPU), so
+they are extracted once and cached in build/opinfo_index.json, keyed by the
+stat() of the installed torch's OpInfo sources: a torch upgrade rebuilds it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from .dtypes import DTYPES
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
+_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class OpInfoFacts:
+    name: str                       # "div"
+    variant: str                    # "no_rounding_mode" ("" for none)
+    aten_name: str                  # "div"
+    supports_out: bool
+    dtypes: Tuple[str, ...]         # supported on CPU, ops.yaml names, DTYPES order
+    # dtype -> why torch's own device-vs-CPU test (TestCommon.test_compare_cpu)
+    # does not compare values ("output is non-deterministic", ...): the
+    # generated tests then compare metadata only.
+    not_comparable: Tuple[Tuple[str, str], ...] = ()
+
+    @property
+    def full_name(self) -> str:
+        """How tests and ops.yaml name one OpInfo: "div.no_rounding_mode"."""
+        return f"{self.name}.{self.variant}" if self.variant else self.name
+
+    @property
+    def formatted_name(self) -> str:
+        """torch's own test-name spelling: "div_no_rounding_mode"."""
+        base = self.name.replace(".", "_")
+        return f"{base}_{self.variant}" if self.variant else base
+
+    def comparable(self, dtype: str) -> Optional[str]:
+        """None when values are comparable for dtype, else torch's reason."""
+        return dict(self.not_comparable).get(dtype)
+
+
+def _sources() -> List[str]:
+    spec = importlib.util.find_spec("torch")
+    torch_dir = os.path.dirname(spec.origin)
+    internal = os.path.join(torch_dir, "testing", "_internal")
+    files = [os.path.join(torch_dir, "version.py"),
+             os.path.join(internal, "common_methods_invocations.py")]
+    opinfo = os.path.join(internal, "opinfo")
+    for folder, _, names in sorted(os.walk(opinfo)):
+        files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
+    return files
+
+
+def _key() -> List:
+    key: List = [_FORMAT]
+    for path in _sources():
+        try:
+            st = os.stat(path)
+            key.append([os.path.relpath(path, os.path.dirname(os.path.dirname(path))),
+                        st.st_size, st.st_mtime_ns])
+        except OSError:
+            key.append([path, None, None])
+    return key
+
+
+def _skip_reason(decorator) -> Optional[str]:
+    """The reason of a unittest.skip-style decorator, else None."""
+    def probe():
+        pass
+
+    try:
+        decorated = decorator(probe)
+    except Exception:
+        return None
+    if getattr(decorated, "__unittest_skip__", False):
+        return str(getattr(decorated, "__unittest_skip_why__", "") or "skipped")
+    return None
+
+
+def _extract() -> List[OpInfoFacts]:
+    import torch
+    from torch.testing._internal.common_methods_invocations import op_db
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    facts = []
+    for op in op_db:
+        dtypes = op.supported_dtypes("cpu")
+        supported = tuple(n for n in DTYPES if getattr(torch, DTYPES[n][1]) in dtypes)
+        not_comparable = []
+        for dtype in supported:
+            for info in op.decorators:
+                if not isinstance(info, DecorateInfo):
+                    continue
+                try:
+                    active = info.is_active("TestCommon", "test_compare_cpu", "tpu",
+                                            getattr(torch, DTYPES[dtype][1]), {})
+                except Exception:
+                    active = False
+                if not active:
+                    continue
+                reasons = [r for r in map(_skip_reason, info.decorators) if r]
+                if reasons:
+                    not_comparable.append((dtype, reasons[0]))
+                    break
+        facts.append(OpInfoFacts(op.name, op.variant_test_name, op.aten_name or op.name,
+                                 bool(op.supports_out), supported, tuple(not_comparable)))
+    return facts
+
+
+def _to_json(facts: List[OpInfoFacts]) -> List[dict]:
+    return [{"name": f.name, "variant": f.variant, "aten_name": f.aten_name,
+             "supports_out": f.supports_out, "dtypes": list(f.dtypes),
+             "not_comparable": [list(x) for x in f.not_comparable]} for f in facts]
+
+
+def _from_json(rows: List[dict]) -> List[OpInfoFacts]:
+    return [OpInfoFacts(r["name"], r["variant"], r["aten_name"], r["supports_out"],
+                        tuple(r["dtypes"]), tuple(tuple(x) for x in r["not_comparable"]))
+            for r in rows]
+
+
+@functools.lru_cache(maxsize=1)
+def load(cache: str = CACHE) -> "Index":
+    key = _key()
+    try:
+        with open(cache) as f:
+            data = json.load(f)
+        if data.get("key") == key:
+            return Index(_from_json(data["opinfos"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    facts = _extract()
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump({"key": key, "opinfos": _to_json(facts)}, f, indent=0, sort_keys=True)
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only checkout still works, just slower
+    return Index(facts)
+
+
+class Index:
+    """OpInfos by name, aten_name and full name."""
+
+    def __init__(self, facts: List[OpInfoFacts]):
+        self.facts = list(facts)
+        self._by_name: Dict[str, List[OpInfoFacts]] = {}
+        self._by_aten: Dict[str, List[OpInfoFacts]] = {}
+        self._by_full: Dict[str, OpInfoFacts] = {}
+        for f in self.facts:
+            self._by_name.setdefault(f.name, []).append(f)
+            self._by_aten.setdefault(f.aten_name, []).append(f)
+            self._by_full.setdefault(f.full_name, f)
+            self._by_full.setdefault(f.formatted_name, f)
+
+    def named(self, name: str) -> List[OpInfoFacts]:
+        """An OpInfo name (all its variants), "name.variant", or torch's
+        formatted "name_variant"; [] if unknown."""
+        if name in self._by_name:
+            return list(self._by_name[name])
+        f = self._by_full.get(name)
+        return [f] if f else []
+
+    def matching(self, names) -> List[OpInfoFacts]:
+        """OpInfos whose name or aten_name is one of names (no duplicates, op_db order)."""
+        seen, out = set(), []
+        wanted = set(names)
+        for f in self.facts:
+            if (f.name in wanted or f.aten_name in wanted) and id(f) not in seen:
+                seen.add(id(f))
+                out.append(f)
+        return out
+
+    def all_names(self) -> List[str]:
+        return sorted(set(self._by_name) | set(self._by_full))

@@ -1,0 +1,314 @@
+"""Renders the generated OpInfo tests (tests/generated/) from the manifest.
+
+For each entry the generator picks OpInfos (the entry's tests.opinfo, else
+the OpInfos named like the op), dtypes (the entry's declared dtypes, else a
+small representative set; only those the OpInfo supports on CPU) and checks:
+
+  values  tpu against CPU eager over the OpInfo's samples
+  meta    FakeTensor on tpu against the real tpu results
+  out     out= into contiguous and non-contiguous tpu tensors (when the
+          family has an out= overload registered for tpu and the OpInfo
+          supports out=)
+
+and writes them as data (one Entry and one case() per test) into a few
+shards; tests/opinfo_harness.py holds the logic. Known failures (tests.xfail)
+become strict xfails. Entries that get no test are reported by untested(),
+checks left out by gaps(): nothing is dropped silently.
+
+Output is deterministic (sorted, no timestamps); shards are chosen by a
+stable hash of the entry's op, as for the C++ files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import jinja2
+
+from .errors import ManifestError, did_you_mean
+from .manifest import CHECKS, Entry
+from .opinfo_index import Index, OpInfoFacts
+
+TESTS_DIR = os.path.join("tests", "generated")
+NUM_SHARDS = 4
+# Dtypes tested when an entry declares none (= any dtype).
+REPRESENTATIVE_DTYPES = ("float32", "float64", "int64", "bool", "complex64")
+_TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
+
+
+@dataclass(frozen=True)
+class Case:
+    check: str
+    opinfo: OpInfoFacts
+    dtype: str
+    compare_values: bool
+    xfail: str
+
+
+@dataclass
+class Plan:
+    """What the generator decided for one entry."""
+    entry: Entry
+    opinfos: List[OpInfoFacts]
+    out: str                                        # out= overload the out check calls
+    cases: List[Case] = field(default_factory=list)
+    gaps: Dict[str, str] = field(default_factory=dict)   # check or "dtypes" -> why not (all) tested
+    not_applicable: Dict[str, str] = field(default_factory=dict)  # check -> why it cannot apply
+    untested: str = ""                              # why no test at all
+
+
+def _index(index: Optional[Index]) -> Index:
+    if index is not None:
+        return index
+    from . import opinfo_index
+
+    return opinfo_index.load()
+
+
+def _names(entry: Entry) -> List[str]:
+    """Names an OpInfo of this op would have: the op without its overload
+    name ("fill_", "add") and the upstream base name ("fill")."""
+    names = [entry.op.split(".", 1)[0]]
+    if entry.variants:
+        names.append(entry.variants[0].upstream.base)
+    else:
+        from . import upstream
+
+        up = upstream.lookup(entry.op)
+        if up is not None:
+            names.append(up.base)
+    return sorted(set(names), key=names.index)
+
+
+def _opinfos(entry: Entry, index: Index, manifest_path: str) -> List[OpInfoFacts]:
+    if not entry.tests.opinfo:
+        return index.matching(_names(entry))
+    found: List[OpInfoFacts] = []
+    for name in entry.tests.opinfo:
+        named = index.named(name)
+        if not named:
+            raise ManifestError(manifest_path, entry.line,
+                                f"tests.opinfo names no OpInfo of this torch: '{name}'"
+                                f"{did_you_mean(name, index.all_names())}",
+                                "use an OpInfo name from torch.testing._internal."
+                                "common_methods_invocations.op_db ('name' for all its "
+                                "variants, 'name.variant' for one)", op=entry.op, key="tests")
+        found += [f for f in named if f not in found]
+    return found
+
+
+def _xfail(entry: Entry, check: str, dtype: str) -> str:
+    for x in entry.tests.xfail:
+        if (not x.dtypes or dtype in x.dtypes) and (not x.checks or check in x.checks):
+            return x.reason
+    return ""
+
+
+def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.yaml") -> Plan:
+    index = _index(index)
+    opinfos = _opinfos(entry, index, manifest_path)
+    registered = {v.op for v in entry.variants}
+    family = entry.family
+    out = family.get("out", "")
+    p = Plan(entry, opinfos, out="")
+    if not opinfos:
+        tried = ", ".join(_names(entry))
+        p.untested = (f"no OpInfo named {tried} (by name or aten_name); "
+                      "name one in the entry's tests.opinfo if another OpInfo calls it")
+        return p
+
+    checks = list(CHECKS)
+    if entry.route == "direct" and entry.variants and all(v.kind == "out" for v in entry.variants):
+        for c in ("values", "meta"):
+            p.gaps[c] = (f"the entry registers only the out= overload {entry.op}; "
+                         "the out check covers it")
+            checks.remove(c)
+    if not out:
+        p.not_applicable["out"] = "the op's family has no out= overload"
+        checks.remove("out")
+    elif entry.route != "composite" and out not in registered:
+        p.gaps["out"] = (f"{out} is not registered for tpu by this entry (it registers "
+                         f"{', '.join(sorted(registered))})")
+        checks.remove("out")
+    elif not any(f.supports_out for f in opinfos):
+        p.gaps["out"] = (f"{out} exists but no OpInfo used here supports out= "
+                         f"({', '.join(f.full_name for f in opinfos)})")
+        checks.remove("out")
+    if "out" in checks:
+        p.out = out
+
+    wanted = entry.dtypes or REPRESENTATIVE_DTYPES
+    unsupported = [d for d in wanted if not any(d in f.dtypes for f in opinfos)]
+    if unsupported and entry.dtypes:
+        p.gaps["dtypes"] = (f"not tested: {', '.join(unsupported)} (no OpInfo used here "
+                            "supports them on CPU)")
+    for f in opinfos:
+        for dtype in wanted:
+            if dtype not in f.dtypes:
+                continue
+            comparable = f.comparable(dtype) is None
+            for check in checks:
+                if check == "out" and not f.supports_out:
+                    continue
+                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype)))
+    if not p.cases:
+        p.untested = (f"the OpInfos ({', '.join(f.full_name for f in opinfos)}) support none of "
+                      f"the dtypes {', '.join(wanted)} on CPU")
+    return p
+
+
+def plans(entries: List[Entry], index: Optional[Index] = None,
+          manifest_path: str = "ops.yaml") -> List[Plan]:
+    index = _index(index)
+    return [plan(e, index, manifest_path) for e in sorted(entries, key=lambda e: e.op)]
+
+
+def untested(entries: List[Entry], index: Optional[Index] = None) -> Dict[str, str]:
+    """op -> why the entry has no generated test (for the coverage table)."""
+    return {p.entry.op: p.untested for p in plans(entries, index) if p.untested}
+
+
+def gaps(entries: List[Entry], index: Optional[Index] = None) -> Dict[str, Dict[str, str]]:
+    """op -> {check or "dtypes": why it is not (fully) generated}, for entries
+    that do get tests (the others are in untested()). A check that cannot
+    apply (no out= overload in the family) is not a gap: see not_applicable()."""
+    return {p.entry.op: dict(sorted(p.gaps.items())) for p in plans(entries, index)
+            if p.gaps and not p.untested}
+
+
+def not_applicable(entries: List[Entry], index: Optional[Index] = None) -> Dict[str, Dict[str, str]]:
+    """op -> {check: why the check cannot apply to the entry}."""
+    return {p.entry.op: dict(sorted(p.not_applicable.items())) for p in plans(entries, index)
+            if p.not_applicable}
+
+
+def shard_of(entry: Entry) -> int:
+    return zlib.crc32(entry.op.encode()) % NUM_SHARDS
+
+
+def _py(value) -> str:
+    """A Python literal (deterministic repr)."""
+    if isinstance(value, tuple) and len(value) == 1:
+        return f"({value[0]!r},)"
+    return repr(value)
+
+
+def _var(op: str, taken: set) -> str:
+    name = re.sub(r"\W", "_", op).upper()
+    if name[0].isdigit():
+        name = "_" + name
+    base, k = name, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+@dataclass(frozen=True)
+class _EntryView:
+    var: str
+    op: str
+    line: int
+    route: str
+    args: str           # the Entry(...) arguments after op
+    comment: str
+
+
+@dataclass(frozen=True)
+class _CaseView:
+    args: str
+
+
+def _entry_view(p: Plan, var: str) -> _EntryView:
+    e = p.entry
+    args = [f"route={_py(e.route)}"]
+    if e.variants:
+        args.append(f"variants={_py(tuple(v.op for v in e.variants))}")
+    if e.stub:
+        args.append(f"stub={_py(e.stub)}")
+    if p.out:
+        args.append(f"out={_py(p.out)}")
+    if e.route == "composite":
+        args.append(f"family={_py(tuple(sorted(set(e.family.values()) | {e.op})))}")
+    if e.tests.atol is not None:
+        args.append(f"atol={_py(e.tests.atol)}")
+    if e.tests.rtol is not None:
+        args.append(f"rtol={_py(e.tests.rtol)}")
+    notes = [f"{k}: {v}" for k, v in sorted(p.gaps.items())]
+    return _EntryView(var, e.op, e.line or 0, e.route, ", ".join(args), "; ".join(notes))
+
+
+def _case_view(var: str, c: Case) -> _CaseView:
+    args = [var, _py(c.check), _py(c.opinfo.name), _py(c.dtype)]
+    if c.opinfo.variant:
+        args.append(f"variant={_py(c.opinfo.variant)}")
+    if not c.compare_values:
+        args.append("compare_values=False")
+    if c.xfail:
+        args.append(f"xfail={_py(c.xfail)}")
+    return _CaseView(", ".join(args))
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["py"] = _py
+    return env
+
+
+def render(entries: List[Entry], index: Optional[Index] = None,
+           manifest_path: str = "ops.yaml") -> Dict[str, str]:
+    """Maps repository-relative path -> file content: one test module per
+    non-empty shard. Raises ManifestError for a tests.opinfo naming no OpInfo."""
+    template = _environment().get_template("test_ops_shard.py.j2")
+    all_plans = plans(entries, index, manifest_path)
+    files: Dict[str, str] = {}
+    for k in range(NUM_SHARDS):
+        mine = [p for p in all_plans if shard_of(p.entry) == k]
+        tested = [p for p in mine if p.cases]
+        if not tested:
+            continue
+        taken: set = set()
+        views, cases = [], []
+        for p in tested:
+            var = _var(p.entry.op, taken)
+            views.append(_entry_view(p, var))
+            cases += [_case_view(var, c) for c in p.cases]
+        files[os.path.join(TESTS_DIR, f"test_ops_{k}.py")] = template.render(
+            shard=k, num_shards=NUM_SHARDS, entries=views, cases=cases,
+            untested=[(p.entry.op, p.untested) for p in mine if p.untested])
+    return files
+
+
+def write(root: str, files: Dict[str, str], check: bool = False) -> List[str]:
+    """Writes changed files under tests/generated/ and removes stale ones (with
+    check, only reports them). Returns the repository-relative paths that differ."""
+    changed = []
+    for rel, content in sorted(files.items()):
+        path = os.path.join(root, rel)
+        try:
+            with open(path) as f:
+                same = f.read() == content
+        except OSError:
+            same = False
+        if same:
+            continue
+        changed.append(rel)
+        if not check:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(content)
+    gen_dir = os.path.join(root, TESTS_DIR)
+    if os.path.isdir(gen_dir):
+        for name in sorted(os.listdir(gen_dir)):
+            rel = os.path.join(TESTS_DIR, name)
+            if name.endswith(".py") and rel not in files:
+                changed.append(rel)
+                if not check:
+                    os.remove(os.path.join(gen_dir, name))
+    return changed
