@@ -28,10 +28,23 @@ Every traced overload must then be covered:
 Anything else is uncovered. A proof needs at least one traced sample ("no
 samples" otherwise) and no sample whose trace failed on tpu while it ran on CPU.
 
+Samples: sample_inputs first, reference_inputs when none applies (the Scalar
+overloads); a sample must hold a tensor or be a factory call, whose device
+becomes tpu; a ShapeEnv lets data-dependent ops (nonzero, item) go on with
+unbacked sizes. At most MAX_SAMPLES per OpInfo and dtype.
+
+Limits: a proof covers the paths the samples take. Fake tensors carry the
+Python key, so some bodies take a slightly different path (a view built by
+alias_with_sizes_and_strides calls as_strided on them): the fake trace may
+name more ops than the device needs, not fewer as far as we know. A composite
+body that read data through a raw pointer instead of the dispatcher would get
+a null pointer from a fake tensor; such a crash kills the tracer process and
+the op is reported as not proven ("the tracer process died").
+
 Tracing needs the built extension (real tpu tensors); it runs in a subprocess
 (`python -m codegen.closure --worker`) unless torch_tpu is already loaded in
-this process. Results are cached under build/codegen_cache/, keyed by the
-manifest content, the torch version and this file.
+this process. Results are cached under build/codegen_cache/ per op, keyed by the
+overloads the manifest registers, the torch version and this file.
 """
 
 from __future__ import annotations
@@ -125,15 +138,21 @@ def prove(entries, extra_ops: Iterable[str] = (), cache_dir: Optional[str] = CAC
     targets = _targets(entries, extra_ops, registered)
     if not targets:
         return {}
-    key = _cache_key(registered, targets)
-    raw = _cache_read(cache_dir, key)
-    if raw is None:
-        request = {"registered": sorted(registered), "targets": targets}
+    # One cache file per manifest registration set (and torch, and this
+    # file); in it, one trace per op, so `check` (composite entries) and
+    # `coverage` (those plus core ops without an entry) share their traces.
+    key = _cache_key(registered)
+    cached = _cache_read(cache_dir, key)
+    pending = [t for t in targets if cached.get(t["op"], {}).get("target") != t]
+    if pending:
+        request = {"registered": sorted(registered), "targets": pending}
         if in_process is None:
             in_process = "torch_tpu" in sys.modules
-        raw = _trace_in_process(request) if in_process else _trace_in_subprocess(request)
-        _cache_write(cache_dir, key, raw)
-    return resolve(raw, registered)
+        traced = _trace_in_process(request) if in_process else _trace_in_subprocess(request)
+        for t in pending:
+            cached[t["op"]] = {"target": t, "raw": traced[t["op"]]}
+        _cache_write(cache_dir, key, cached)
+    return resolve({t["op"]: cached[t["op"]]["raw"] for t in targets}, registered)
 
 
 def problems(entries, root: str = ROOT, manifest_path: str = "ops.yaml") -> List[str]:
@@ -238,25 +257,26 @@ def _targets(entries, extra_ops: Iterable[str], registered: Dict[str, str]) -> L
 # Cache
 
 
-def _cache_key(registered: Dict[str, str], targets: List[dict]) -> str:
+def _cache_key(registered: Dict[str, str]) -> str:
     import torch
 
     with open(os.path.abspath(__file__), "rb") as f:
         code = hashlib.sha256(f.read()).hexdigest()
     blob = json.dumps({"torch": torch.__version__, "git": torch.version.git_version,
-                       "code": code, "registered": sorted(registered.items()),
-                       "targets": targets}, sort_keys=True)
+                       "code": code, "registered": sorted(registered.items())}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def _cache_read(cache_dir: Optional[str], key: str) -> Optional[dict]:
+def _cache_read(cache_dir: Optional[str], key: str) -> Dict[str, dict]:
+    """op -> {"target": what was traced, "raw": the trace}."""
     if not cache_dir:
-        return None
+        return {}
     try:
         with open(os.path.join(cache_dir, f"closure-{key}.json")) as f:
-            return json.load(f)
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
-        return None
+        return {}
 
 
 def _cache_write(cache_dir: Optional[str], key: str, raw: dict) -> None:
