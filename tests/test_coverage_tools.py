@@ -245,3 +245,19 @@ def test_entry_facts():
     assert coverage.upstream_kind("t") == "CEA"
     assert coverage._dtypes(("float16", "bfloat16", "float32", "float64", "int64")) == \
         "floating, int64"
+
+
+def test_core_family_member_counts_under_its_entry(tmp_path):
+    """abs is CompositeExplicit upstream; a stub entry for abs registers only
+    abs.out. With abs's closure proven, abs counts as reached by stub."""
+    path = tmp_path / "abs.yaml"
+    path.write_text("- op: abs\n  route: stub\n  stub: abs_stub\n  kernel: abs_kernel\n")
+    entries = manifest.load(str(path))
+    assert [v.op for v in entries[0].variants] == ["abs.out"]
+    trace = {"ops": {"abs.out": {}, "empty.memory_format": {}}, "samples": 1, "failed": 0,
+             "errors": [], "opinfos": ["abs"], "dtypes": ["float32"]}
+    reg = {"abs.out": "stub", "empty.memory_format": "direct"}
+    proofs = closure.resolve({"abs": trace}, reg)
+    rows = {r.op: r for r in coverage.core_rows(entries, ("abs", "abs_"), proofs)}
+    assert rows["abs"].category == coverage.STUB and not rows["abs"].works_without_entry
+    assert rows["abs_"].category == coverage.NONE      # not traced: no claim
