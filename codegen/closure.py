@@ -404,11 +404,27 @@ class _Tracer:
 
     # -- tracing
     def run(self, targets: List[dict]) -> dict:
+        """Leaves the process as it found it (warning filters, the CPU and
+        Python/numpy random states): in-process callers are test suites."""
+        import random
         import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return {t["op"]: self.trace(t["op"], t["opinfo"], t["dtypes"]) for t in targets}
+        py_state = random.getstate()
+        try:
+            import numpy
+
+            np_state = numpy.random.get_state()
+        except ImportError:
+            numpy = np_state = None
+        try:
+            with warnings.catch_warnings(), self.torch.random.fork_rng(devices=[]):
+                warnings.simplefilter("ignore")
+                return {t["op"]: self.trace(t["op"], t["opinfo"], t["dtypes"])
+                        for t in targets}
+        finally:
+            random.setstate(py_state)
+            if numpy is not None:
+                numpy.random.set_state(np_state)
 
     def overload(self, op: str):
         name, _, overload = op.partition(".")
@@ -446,7 +462,7 @@ class _Tracer:
         import random
 
         torch = self.torch
-        torch.manual_seed(0)
+        torch.random.default_generator.manual_seed(0)  # samples are made on CPU
         random.seed(0)
         try:
             import numpy
