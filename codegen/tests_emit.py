@@ -115,6 +115,8 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
     family = entry.family
     out = family.get("out", "")
     p = Plan(entry, opinfos, out="")
+    if not out:
+        p.not_applicable["out"] = "the op's family has no out= overload"
     if not opinfos:
         tried = ", ".join(_names(entry))
         p.untested = (f"no OpInfo named {tried} (by name or aten_name); "
@@ -128,7 +130,6 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                          "the out check covers it")
             checks.remove(c)
     if not out:
-        p.not_applicable["out"] = "the op's family has no out= overload"
         checks.remove("out")
     elif entry.route != "composite" and out not in registered:
         p.gaps["out"] = (f"{out} is not registered for tpu by this entry (it registers "
