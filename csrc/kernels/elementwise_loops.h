@@ -1,0 +1,257 @@
+// The elementwise loop machinery, templated on the op. Private to the kernel
+// library; include after elementwise_fp_contract.h.
+//
+// An op is a struct (see elementwise_ops.h for the contract):
+//   struct MyOp : OpTraits {
+//     static constexpr int kInputs = 2;                 // 1..3
+//     static constexpr int kArgs = 0;                   // scalar arguments
+//     template <typename C> static constexpr bool supports = ...;
+//     template <typename C> struct Fn {                 // C: compute storage type
+//       using M = opmath_t<C>;                          // buffer type of the inputs
+//       explicit Fn(const std::vector<ScalarArg>& args);
+//       M operator()(M a, M b) const;                   // kInputs arguments
+//     };
+//   };
+// (Ops whose result has another type than their inputs, such as comparisons,
+// need a result compute type in run_typed; see the static_assert there.)
+//
+// How a row (a piece of the innermost dimension) runs:
+//   direct    every operand is already in the compute dtype, which is its
+//             own buffer type (not float16/bfloat16/complex/bool), and is
+//             contiguous or a broadcast scalar: Fn runs on tensor memory, in
+//             a loop the compiler vectorizes (apply_loop);
+//   buffered  otherwise, kBlock elements at a time: each input is converted
+//             into a Block (elementwise_io.h), Fn runs over the blocks (the
+//             same apply_loop), the result block is rounded and converted
+//             into the output.
+// Broadcast operands (stride 0 in the row, or over the whole loop) are read
+// once and passed as a single value.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "elementwise_types.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::kernels::ew {
+
+constexpr int kMaxOperands = 8;
+// Loops under this many elements run inline on the calling worker; bigger
+// ones are split over the device's cores in chunks of at least this size.
+constexpr int64_t kGrain = 32768;
+
+// A validated, coalesced descriptor (built by make_plan in elementwise.cpp).
+struct Plan {
+  std::vector<int64_t> shape;    // fastest first, >= 1 dim, no size-1 dims unless numel == 1
+  int ndim = 1;
+  int noperands = 0;
+  int64_t numel = 0;
+  std::vector<char*> data;       // per operand: device memory, or its by-value bytes
+  std::vector<DType> dtype;      // per operand
+  std::vector<int64_t> strides;  // noperands x ndim, bytes (0 for by-value operands)
+  std::vector<char> whole_scalar;  // per operand: the same element everywhere
+  DType compute = DType::kFloat32;
+
+  int64_t stride(int k, int d) const { return strides[static_cast<size_t>(k) * ndim + d]; }
+};
+
+// Calls row(ptrs, n) for the rows covering flat indices [begin, end) (the
+// fastest dimension varies fastest): ptrs[k] is operand k's first element of
+// the row piece, n its length.
+template <typename RowFn>
+void for_each_row(const Plan& p, int64_t begin, int64_t end, RowFn&& row) {
+  const int nd = p.ndim, no = p.noperands;
+  const int64_t inner = p.shape[0];
+  int64_t outer = begin / inner;
+  int64_t col = begin % inner;
+  std::vector<int64_t> idx(nd, 0);
+  std::array<char*, kMaxOperands> base{};
+  for (int k = 0; k < no; ++k) base[k] = p.data[k];
+  for (int d = 1; d < nd; ++d) {
+    idx[d] = outer % p.shape[d];
+    outer /= p.shape[d];
+    for (int k = 0; k < no; ++k) base[k] += idx[d] * p.stride(k, d);
+  }
+  std::array<char*, kMaxOperands> ptrs{};
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t n = std::min(inner - col, end - pos);
+    for (int k = 0; k < no; ++k) ptrs[k] = base[k] + col * p.stride(k, 0);
+    row(ptrs, n);
+    pos += n;
+    col = 0;
+    for (int d = 1; d < nd; ++d) {
+      for (int k = 0; k < no; ++k) base[k] += p.stride(k, d);
+      if (++idx[d] < p.shape[d]) break;
+      for (int k = 0; k < no; ++k) base[k] -= p.stride(k, d) * p.shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// ---- the inner loop -------------------------------------------------------------
+
+// out[i] = fn(in0[i], ...) for i < n; S... says which inputs are a single
+// value. Out of line, one symbol per op/type/variant, so the assembly shows
+// whether it vectorized. ivdep: outputs alias inputs exactly or not at all.
+template <bool... S, typename Fn, typename M, typename R>
+__attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t n,
+                                          const std::array<Ptrs<M>, sizeof...(S)>& in) {
+  constexpr bool s[] = {S...};
+  const Fn f = fn;  // a local copy: its scalars stay in registers (no aliasing with out)
+  const Out<R> o(out);
+  if constexpr (sizeof...(S) == 1) {
+    const In<M, s[0]> a(in[0]);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i]));
+  } else if constexpr (sizeof...(S) == 2) {
+    const In<M, s[0]> a(in[0]);
+    const In<M, s[1]> b(in[1]);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i], b[i]));
+  } else {
+    static_assert(sizeof...(S) == 3, "apply_loop: 1 to 3 inputs");
+    const In<M, s[0]> a(in[0]);
+    const In<M, s[1]> b(in[1]);
+    const In<M, s[2]> c(in[2]);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i], b[i], c[i]));
+  }
+}
+
+// Calls apply_loop with the compile-time scalar flags of `mask` (bit k:
+// input k is a single value).
+template <int N, bool... S, typename Fn, typename M, typename R>
+void apply_dispatch(unsigned mask, const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
+  if constexpr (sizeof...(S) == N) {
+    apply_loop<S...>(fn, out, n, in);
+  } else if (mask & (1u << sizeof...(S))) {
+    apply_dispatch<N, S..., true>(mask, fn, out, n, in);
+  } else {
+    apply_dispatch<N, S..., false>(mask, fn, out, n, in);
+  }
+}
+
+// ---- one op, one compute type -------------------------------------------------
+
+// Default traits of an op (elementwise_ops.h documents them).
+struct OpTraits {
+  static constexpr int kArgs = 0;
+  // CPU's mul/div read a broadcast second input of a float16/bfloat16 op
+  // directly as float (TensorIterator's original_scalar_value), instead of
+  // rounding it to the compute dtype first.
+  static constexpr bool kScalarOtherAsOpmath = false;
+};
+
+template <typename Fn, typename M, int N, size_t... I>
+auto result_of(std::index_sequence<I...>) -> decltype(std::declval<const Fn&>()(((void)I, std::declval<M>())...));
+
+template <typename Op, typename C>
+void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
+  constexpr int N = Op::kInputs;
+  using Fn = typename Op::template Fn<C>;
+  using M = typename Fn::M;
+  using R = decltype(result_of<Fn, M, N>(std::make_index_sequence<N>{}));
+  using RC = C;  // compute storage type of the result
+  static_assert(std::is_same_v<R, M>, "ops returning another type need a result compute type");
+  constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C>;
+
+  const Fn fn(args);
+  const DType cdt = dtype_of_v<C>;
+  const bool widen = widened_v<C, M>;
+
+  // Per input: its loader, and its value if it is the same everywhere.
+  std::array<LoadFn, N> load{};
+  std::array<M, N> whole_value{};
+  unsigned whole_mask = 0;
+  for (int k = 0; k < N; ++k) {
+    const int op = 1 + k;
+    if (p.whole_scalar[op]) {
+      whole_mask |= 1u << k;
+      if constexpr (Op::kScalarOtherAsOpmath && widened_v<C, M>) {
+        if (k == 1) {
+          whole_value[k] = load_one<M, M>(p.dtype[op], p.data[op]);
+          continue;
+        }
+      }
+      whole_value[k] = load_one<C, M>(p.dtype[op], p.data[op]);
+    } else {
+      load[k] = block_io(cdt, p.dtype[op], widen).load;
+    }
+  }
+  const StoreFn store = block_io(dtype_of_v<RC>, p.dtype[0], widened_v<RC, R>).store;
+  const DType out_dtype = p.dtype[0];
+  const int64_t out_stride = p.stride(0, 0);
+
+  runtime::parallel_for(0, p.numel, kGrain, [&](int64_t begin, int64_t end) {
+    std::array<Block<M>, N> blocks;
+    Block<R> out_block;
+    for_each_row(p, begin, end, [&](const std::array<char*, kMaxOperands>& ptr, int64_t n) {
+      std::array<M, N> row_value = whole_value;
+      std::array<Ptrs<M>, N> in{};
+      unsigned mask = whole_mask;
+      bool direct = kDirectType && out_dtype == cdt && out_stride == static_cast<int64_t>(sizeof(C));
+      for (int k = 0; k < N; ++k) {
+        if (mask & (1u << k)) continue;
+        const int op = 1 + k;
+        const int64_t st = p.stride(op, 0);
+        if (st == 0) {
+          row_value[k] = load_one<C, M>(p.dtype[op], ptr[op]);
+          mask |= 1u << k;
+        } else {
+          direct = direct && p.dtype[op] == cdt && st == static_cast<int64_t>(sizeof(C));
+        }
+      }
+      for (int k = 0; k < N; ++k) {
+        if (mask & (1u << k)) in[k] = ptrs_of_value(row_value[k]);
+      }
+      if constexpr (kDirectType) {
+        if (direct) {
+          for (int k = 0; k < N; ++k) {
+            if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[1 + k])};
+          }
+          apply_dispatch<N>(mask, fn, OutPtrs<R>{reinterpret_cast<R*>(ptr[0])}, n, in);
+          return;
+        }
+      }
+      for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+        const int64_t nb = std::min(kBlock, n - i0);
+        for (int k = 0; k < N; ++k) {
+          if (mask & (1u << k)) continue;
+          const int64_t st = p.stride(1 + k, 0);
+          load[k](ptr[1 + k] + i0 * st, st, nb, &blocks[k]);
+          in[k] = ptrs_of(blocks[k]);
+        }
+        apply_dispatch<N>(mask, fn, out_ptrs_of(out_block), nb, in);
+        store(&out_block, ptr[0] + i0 * out_stride, out_stride, nb);
+      }
+    });
+  });
+}
+
+// Runs Op with the compute type of the plan; throws if Op does not support it.
+template <typename Op>
+void run_op(const Plan& p, const std::vector<ScalarArg>& args) {
+  visit_dtype(p.compute, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (Op::template supports<C>) {
+      run_typed<Op, C>(p, args);
+    } else {
+      throw std::invalid_argument(std::string("elementwise ") + Op::kName + ": compute dtype " +
+                                  dtype_name(p.compute) + " is not supported");
+    }
+  });
+}
+
+template <typename Op>
+bool supports_op(DType t) {
+  return visit_dtype(t, [](auto tag) { return Op::template supports<typename decltype(tag)::type>; });
+}
+
+}  // namespace torch_tpu::kernels::ew

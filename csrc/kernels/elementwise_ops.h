@@ -1,0 +1,61 @@
+// The op table of elementwise.h. Private to the kernel library.
+//
+// Adding an op:
+//   1. an enumerator in ElementwiseOp (elementwise.h);
+//   2. a struct in an elementwise_<family>.cpp (contract in
+//      elementwise_loops.h): kName, kInputs, kArgs, supports<C> (exactly the
+//      compute dtypes PyTorch CPU accepts), Fn<C> with the arithmetic in
+//      buffer type M, and `constinit const OpEntry k<Name>Entry = make_entry<Op>();`;
+//   3. its row in kOps (elementwise.cpp), in enum order;
+//   4. tests in tests/test_elementwise*.cpp (C++) and a comparison against
+//      CPU eager in tests/test_elementwise_stub_kernels.py.
+//
+// Where PyTorch CPU itself gives different bits for contiguous and strided
+// inputs, the kernels follow the contiguous (vectorized) path:
+//   - float16/bfloat16 add with alpha != 1: fused in float, rounded once
+//     (CPU's strided path rounds alpha*b to half first);
+//   - float16/bfloat16 neg/abs: flip/clear the sign bit, NaN payloads kept
+//     (CPU's strided path goes through float, bfloat16 NaNs become 0x7FC0);
+//   - complex neg: 0 - x, so -(0+0i) is +0+0i (strided CPU: -0-0i);
+//   - complex mul: no fused multiply-add (strided CPU fuses for complex64);
+//   - complex128 abs: glibc hypot, which is CPU's strided path; CPU's
+//     contiguous path (Sleef) differs in the last bit for ~0.2% of inputs.
+#pragma once
+
+#include <vector>
+
+#include "elementwise.h"
+
+namespace torch_tpu::kernels::ew {
+
+struct Plan;
+
+struct OpEntry {
+  ElementwiseOp op;
+  const char* name;
+  int inputs;
+  int args;
+  void (*run)(const Plan&, const std::vector<ScalarArg>&);
+  bool (*supports)(DType);
+};
+
+template <typename Op>
+void run_op(const Plan& p, const std::vector<ScalarArg>& args);
+template <typename Op>
+bool supports_op(DType t);
+
+template <typename Op>
+constexpr OpEntry make_entry() {
+  return OpEntry{Op::kOp, Op::kName, Op::kInputs, Op::kArgs, &run_op<Op>, &supports_op<Op>};
+}
+
+// elementwise_neg_abs.cpp
+extern const OpEntry kNegEntry;
+extern const OpEntry kAbsEntry;
+// elementwise_arith.cpp
+extern const OpEntry kAddEntry;
+extern const OpEntry kSubEntry;
+extern const OpEntry kMulEntry;
+extern const OpEntry kDivEntry;
+
+}  // namespace torch_tpu::kernels::ew
