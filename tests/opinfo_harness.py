@@ -201,19 +201,21 @@ class Route:
         self.tensorless = 0         # calls without tensor inputs (factories)
         self.seen: Dict[str, Dict[str, int]] = {}
 
-    def __call__(self, fn: Callable, *inputs):
-        """fn(): one tpu call; inputs: what it gets (a factory call gets no
-        tensor, so composite tracing, which looks at tensors, cannot see it)."""
+    def __call__(self, fn: Callable, *args, **kwargs):
+        """fn(*args, **kwargs): one tpu call. (No closures over device tensors
+        here: a frame keeps its function alive, and a failing check's
+        traceback would keep the tensors in its closure.)"""
         torch_tpu.reset_stats()
         if self.entry.route == "composite":  # count the ops that decompose, too
             with torch_tpu.trace_ops():
-                result = fn()
+                result = fn(*args, **kwargs)
         else:
-            result = fn()
+            result = fn(*args, **kwargs)
         snap = torch_tpu.stats()
         self.calls += 1
-        if not any(isinstance(x, torch.Tensor) for x in pytree.tree_leaves(inputs)):
-            self.tensorless += 1
+        inputs = [(a.input, a.args, a.kwargs) if hasattr(a, "kwargs") else a for a in args]
+        if not any(isinstance(x, torch.Tensor) for x in pytree.tree_leaves((inputs, kwargs))):
+            self.tensorless += 1  # a factory: composite tracing cannot see it
         for op, routes in snap["ops"].items():
             mine = self.seen.setdefault(op, {})
             for route, n in routes.items():
@@ -367,11 +369,10 @@ def _check_values(c: Case, op, samples, route: Route) -> int:
                 expected = s.output_process_fn_grad(call(op, cpu_in))
             except Exception as cpu_error:
                 with pytest.raises(type(cpu_error)):
-                    route(lambda: call(op, tpu_in), tpu_in.input, tpu_in.args, tpu_in.kwargs)
+                    route(call, op, tpu_in)
                 continue
             try:
-                actual = s.output_process_fn_grad(route(
-                    lambda: call(op, tpu_in), tpu_in.input, tpu_in.args, tpu_in.kwargs))
+                actual = s.output_process_fn_grad(route(call, op, tpu_in))
                 compare(actual, expected, c.entry, c.compare_values, tpu_in, cpu_in)
             except BaseException as e:
                 _describe(e, label, i, s)
@@ -399,8 +400,7 @@ def _check_meta(c: Case, op, samples, route: Route) -> int:
                                 lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t)
             try:
                 try:
-                    real = route(lambda: call(op, real_in),
-                                 real_in.input, real_in.args, real_in.kwargs)
+                    real = route(call, op, real_in)
                 except RouteError:
                     raise
                 except Exception:  # then FakeTensor must not predict a result either
@@ -496,12 +496,10 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
                 cpu_res = call(op, moved(s, "cpu"), out=cpu_out)
             except Exception as cpu_error:  # e.g. nonzero(as_tuple=True) takes no out=
                 with pytest.raises(type(cpu_error)):
-                    route(lambda: call(op, tpu_in, out=tpu_out),
-                          tpu_in.input, tpu_in.args, tpu_in.kwargs, tpu_out)
+                    route(call, op, tpu_in, out=tpu_out)
                 continue
             try:
-                tpu_res = route(lambda: call(op, tpu_in, out=tpu_out),
-                                tpu_in.input, tpu_in.args, tpu_in.kwargs, tpu_out)
+                tpu_res = route(call, op, tpu_in, out=tpu_out)
                 for k, (r, o) in enumerate(zip(pytree.tree_leaves(tpu_res),
                                                pytree.tree_leaves(tpu_out))):
                     assert r is o, f"out {k}: op(..., out=t) did not return t"
