@@ -1,0 +1,38 @@
+// From a TensorIterator (as ATen's DispatchStubs hand it to a PrivateUse1
+// kernel) to the device's elementwise kernel: descriptor, checks, launch.
+// Runs on the host; reads no device memory.
+#pragma once
+
+#include <ATen/TensorIterator.h>
+#include <c10/core/Scalar.h>
+
+#include <vector>
+
+#include "kernels/elementwise.h"
+
+namespace torch_tpu::aten {
+
+// The kernel descriptor of `iter`: its shape and, per operand (outputs
+// first), device pointer, dtype and byte strides. A CPU scalar operand (a
+// Python number or CPU 0-dim tensor, iter.is_cpu_scalar) is read here, on
+// the host, and travels by value; any other operand must be on tpu.
+// `compute` is the op's compute dtype; `op` names it in errors.
+kernels::ElementwiseDesc describe_iterator(const at::TensorIteratorBase& iter, at::ScalarType compute,
+                                           const char* op);
+
+// A scalar argument of an op computing in `compute`: s.to<compute>() with
+// PyTorch's own overflow errors (as CPU's kernels convert alpha), packed
+// so the kernel's conversion back to `compute` is exact.
+kernels::ScalarArg scalar_arg(const c10::Scalar& s, at::ScalarType compute);
+
+// NotImplementedError `"<name>" not implemented for '<dtype>' on tpu` unless
+// the device implements `op` in compute dtype `compute` (the dtypes CPU
+// implements).
+void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, const char* name);
+
+// Enqueues `op` over `iter` on the current stream of the iterator's device
+// (nothing for an empty iterator). Call check_elementwise_dtype first.
+void launch_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
+                        std::vector<kernels::ScalarArg> args, const char* name);
+
+}  // namespace torch_tpu::aten
