@@ -78,8 +78,53 @@ inline float complex_abs(Complex<float> x) {
   return inf ? std::numeric_limits<float>::infinity() : r;
 }
 
-// |x| as glibc's hypot (CPU's strided path). CPU's contiguous path uses
-// Sleef_hypotd_u05, which differs in the last bit for about 0.2% of inputs.
-inline double complex_abs(Complex<double> x) { return std::hypot(x.re, x.im); }
+// hypot(x, y) by the double-double algorithm of SLEEF's hypot_u05 (FMA
+// variant), which ATen's Vectorized<complex<double>>::abs calls on x86, so the
+// bits agree with CPU's contiguous path (glibc's hypot, CPU's strided path,
+// differs in the last bit for ~0.2% of inputs): q = min/max as a double-double
+// quotient, sqrt(q^2 + 1) in double-double, times max, then the special cases.
+inline double hypot_u05(double x, double y) {
+  x = std::fabs(x);
+  y = std::fabs(y);
+  const double mn = y < x ? y : x, mx = x < y ? y : x;
+  const bool tiny = mx < std::numeric_limits<double>::min();  // scale subnormals by 2^54
+  const double n = tiny ? mn * 0x1p54 : mn, d = tiny ? mx * 0x1p54 : mx;
+
+  // q = n / d as qh + ql.
+  const double r = 1.0 / d;
+  const double qh = n * r;
+  const double e = std::fma(-d, r, 1.0);  // 1 - d*r
+  const double ql = std::fma(qh, e, std::fma(r, n, -qh) + 0.0);  // + 0.0: the low part of n (0), as SLEEF
+  // a = q^2 as ah + al, then b = a + 1 (two-sum).
+  const double ah = qh * qh;
+  const double al = std::fma(qh + qh, ql, std::fma(qh, qh, -ah));
+  const double bh = ah + 1.0;
+  const double bv = bh - ah;
+  const double bl = ((ah - (bh - bv)) + (1.0 - bv)) + al;
+  // sqrt(b) = (b + t*t) / t / 2 with t = sqrt(bh + bl), in double-double.
+  const double t = std::sqrt(bh + bl);
+  const double th = t * t, tl = std::fma(t, t, -th);
+  const double sh = bh + th;
+  const double sv = sh - bh;
+  const double sl = ((bh - (sh - sv)) + (th - sv)) + (bl + tl);
+  const double rh = 1.0 / t, rl = rh * std::fma(-t, rh, 1.0);
+  const double mh = sh * rh;
+  const double ml = std::fma(sh, rl, std::fma(sl, rh, std::fma(sh, rh, -mh)));
+  const double qh2 = mh * 0.5, ql2 = ml * 0.5;
+  // Times max.
+  const double ph = qh2 * mx;
+  const double pl = std::fma(ql2, mx, std::fma(qh2, mx, -ph));
+  double ret = ph + pl;
+
+  ret = std::isnan(ret) ? std::numeric_limits<double>::infinity() : ret;
+  ret = mn == 0 ? mx : ret;
+  ret = (std::isnan(x) || std::isnan(y)) ? std::numeric_limits<double>::quiet_NaN() : ret;
+  ret = (x == std::numeric_limits<double>::infinity() || y == std::numeric_limits<double>::infinity())
+            ? std::numeric_limits<double>::infinity()
+            : ret;
+  return ret;
+}
+
+inline double complex_abs(Complex<double> x) { return hypot_u05(x.re, x.im); }
 
 }  // namespace torch_tpu::kernels::ew

@@ -18,8 +18,9 @@
 //     (CPU's strided path goes through float, bfloat16 NaNs become 0x7FC0);
 //   - complex neg: 0 - x, so -(0+0i) is +0+0i (strided CPU: -0-0i);
 //   - complex mul: no fused multiply-add (strided CPU fuses for complex64);
-//   - complex128 abs: glibc hypot, which is CPU's strided path; CPU's
-//     contiguous path (Sleef) differs in the last bit for ~0.2% of inputs.
+//   - complex abs: SLEEF's hypot (complex128: the same algorithm; complex64:
+//     an equivalent), where CPU's strided path calls glibc's hypot, which
+//     differs in the last bit for ~0.2% of complex128 inputs.
 #pragma once
 
 #include <vector>
