@@ -19,7 +19,9 @@
 //   direct    every operand is already in the compute dtype, which is its
 //             own buffer type (not float16/bfloat16/complex/bool), and is
 //             contiguous or a broadcast scalar: Fn runs on tensor memory, in
-//             a loop the compiler vectorizes (apply_loop);
+//             a loop the compiler vectorizes (apply_loop); float16/bfloat16
+//             ops in float do the same 32 elements at a time, widened and
+//             rounded in registers (apply_reduced_loop);
 //   buffered  otherwise, kBlock elements at a time: each input is converted
 //             into a Block (elementwise_io.h), Fn runs over the blocks (the
 //             same apply_loop), the result block is rounded and converted
@@ -95,16 +97,14 @@ void for_each_row(const Plan& p, int64_t begin, int64_t end, RowFn&& row) {
   }
 }
 
-// ---- the inner loop -------------------------------------------------------------
+// ---- the inner loops ------------------------------------------------------------
 
-// out[i] = fn(in0[i], ...) for i < n; S... says which inputs are a single
-// value. Out of line, one symbol per op/type/variant, so the assembly shows
-// whether it vectorized. ivdep: outputs alias inputs exactly or not at all.
+// out[i] = f(in0[i], ...) for i < n; S... says which inputs are a single
+// value. ivdep: outputs alias inputs exactly or not at all.
 template <bool... S, typename Fn, typename M, typename R>
-__attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t n,
-                                          const std::array<Ptrs<M>, sizeof...(S)>& in) {
+__attribute__((always_inline)) inline void apply_body(const Fn& f, OutPtrs<R> out, int64_t n,
+                                                      const std::array<Ptrs<M>, sizeof...(S)>& in) {
   constexpr bool s[] = {S...};
-  const Fn f = fn;  // a local copy: its scalars stay in registers (no aliasing with out)
   const Out<R> o(out);
   if constexpr (sizeof...(S) == 1) {
     const In<M, s[0]> a(in[0]);
@@ -116,7 +116,7 @@ __attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t 
 #pragma GCC ivdep
     for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i], b[i]));
   } else {
-    static_assert(sizeof...(S) == 3, "apply_loop: 1 to 3 inputs");
+    static_assert(sizeof...(S) == 3, "apply_body: 1 to 3 inputs");
     const In<M, s[0]> a(in[0]);
     const In<M, s[1]> b(in[1]);
     const In<M, s[2]> c(in[2]);
@@ -125,17 +125,83 @@ __attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t 
   }
 }
 
-// Calls apply_loop with the compile-time scalar flags of `mask` (bit k:
-// input k is a single value).
-template <int N, bool... S, typename Fn, typename M, typename R>
-void apply_dispatch(unsigned mask, const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
-  if constexpr (sizeof...(S) == N) {
-    apply_loop<S...>(fn, out, n, in);
-  } else if (mask & (1u << sizeof...(S))) {
-    apply_dispatch<N, S..., true>(mask, fn, out, n, in);
+// apply_body out of line: one symbol per op/type/variant, so the assembly
+// shows whether it vectorized.
+template <bool... S, typename Fn, typename M, typename R>
+__attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t n,
+                                          const std::array<Ptrs<M>, sizeof...(S)>& in) {
+  const Fn f = fn;  // a local copy: its scalars stay in registers (no aliasing with out)
+  apply_body<S...>(f, out, n, in);
+}
+
+// float16/bfloat16 <-> float, contiguous (F16C for float16 where available).
+template <typename C>
+inline void reduced_to_float(float* d, const C* s, int64_t n) {
+  if constexpr (std::is_same_v<C, Half>) {
+    half_to_float_n(d, s, n);
   } else {
-    apply_dispatch<N, S..., false>(mask, fn, out, n, in);
+    for (int64_t i = 0; i < n; ++i) d[i] = bfloat16_bits_to_float(s[i].bits);
   }
+}
+template <typename C>
+inline void float_to_reduced(C* d, const float* s, int64_t n) {
+  if constexpr (std::is_same_v<C, Half>) {
+    float_to_half_n(d, s, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i].bits = float_to_bfloat16_bits(s[i]);
+  }
+}
+
+// The direct loop of a float16/bfloat16 op computing in float: 32 elements
+// at a time are widened into registers (small arrays the compiler keeps in
+// vector registers or L1), computed, and rounded back, so every element
+// crosses memory once. in[k] is unused for scalar inputs (value[k] instead).
+template <bool... S, typename Fn, typename C>
+__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, C* out, int64_t n,
+                                                  const std::array<const C*, sizeof...(S)>& in,
+                                                  const std::array<float, sizeof...(S)>& value) {
+  constexpr int N = sizeof...(S);
+  constexpr bool s[] = {S...};
+  constexpr int64_t K = 32;
+  const Fn f = fn;
+  float x[N][K];
+  float r[K];
+  std::array<Ptrs<float>, N> p;
+  for (int k = 0; k < N; ++k) p[k] = {s[k] ? &value[k] : x[k]};
+  int64_t i = 0;
+  for (; i + K <= n; i += K) {
+    for (int k = 0; k < N; ++k) {
+      if (!s[k]) reduced_to_float(x[k], in[k] + i, K);
+    }
+    apply_body<S...>(f, OutPtrs<float>{r}, K, p);
+    float_to_reduced(out + i, r, K);
+  }
+  if (i < n) {
+    const int64_t m = n - i;
+    for (int k = 0; k < N; ++k) {
+      if (!s[k]) reduced_to_float(x[k], in[k] + i, m);
+    }
+    apply_body<S...>(f, OutPtrs<float>{r}, m, p);
+    float_to_reduced(out + i, r, m);
+  }
+}
+
+// Calls call(std::integer_sequence<bool, S...>{}) with the compile-time
+// scalar flags of `mask` (bit k: input k is a single value).
+template <int N, bool... S, typename Call>
+void with_scalar_flags(unsigned mask, Call&& call) {
+  if constexpr (sizeof...(S) == N) {
+    call(std::integer_sequence<bool, S...>{});
+  } else if (mask & (1u << sizeof...(S))) {
+    with_scalar_flags<N, S..., true>(mask, call);
+  } else {
+    with_scalar_flags<N, S..., false>(mask, call);
+  }
+}
+
+template <int N, typename Fn, typename M, typename R>
+void apply_dispatch(unsigned mask, const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
+  with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) { apply_loop<S...>(fn, out, n, in); });
 }
 
 // ---- one op, one compute type -------------------------------------------------
@@ -161,6 +227,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
   using RC = C;  // compute storage type of the result
   static_assert(std::is_same_v<R, M>, "ops returning another type need a result compute type");
   constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C>;
+  constexpr bool kReducedDirect = is_reduced_v<C> && std::is_same_v<M, float> && std::is_same_v<R, M>;
 
   const Fn fn(args);
   const DType cdt = dtype_of_v<C>;
@@ -196,7 +263,8 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
       std::array<M, N> row_value = whole_value;
       std::array<Ptrs<M>, N> in{};
       unsigned mask = whole_mask;
-      bool direct = kDirectType && out_dtype == cdt && out_stride == static_cast<int64_t>(sizeof(C));
+      bool direct = (kDirectType || kReducedDirect) && out_dtype == cdt &&
+                    out_stride == static_cast<int64_t>(sizeof(C));
       for (int k = 0; k < N; ++k) {
         if (mask & (1u << k)) continue;
         const int op = 1 + k;
@@ -210,6 +278,16 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
       }
       for (int k = 0; k < N; ++k) {
         if (mask & (1u << k)) in[k] = ptrs_of_value(row_value[k]);
+      }
+      if constexpr (kReducedDirect) {
+        if (direct) {
+          std::array<const C*, N> src{};
+          for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
+          with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
+            apply_reduced_loop<S...>(fn, reinterpret_cast<C*>(ptr[0]), n, src, row_value);
+          });
+          return;
+        }
       }
       if constexpr (kDirectType) {
         if (direct) {
