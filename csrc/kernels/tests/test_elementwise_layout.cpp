@@ -1,9 +1,11 @@
 // elementwise: layouts and dtypes. Each strided / broadcast / mixed-dtype run
 // is checked against a reference built from simple parts: the inputs cast
 // to the compute dtype one element at a time (convert_element, tested
-// against CPU in test_convert.cpp), the op on dense buffers of the compute
-// dtype, and the result cast to the output dtype. The arithmetic itself is
-// tested in test_elementwise_math.cpp.
+// against CPU in test_convert.cpp), the op on every-other-element buffers of
+// the compute dtype (so the reference takes the buffered path while
+// contiguous runs take the direct one), and the result cast to the output
+// dtype. The arithmetic itself is tested in test_elementwise_math.cpp and
+// against CPU in test_elementwise_golden.cpp.
 #include <functional>
 #include <random>
 #include <string>
@@ -25,6 +27,14 @@ ElementwiseDesc make_desc(ElementwiseOp op, DType compute, std::vector<int64_t> 
   d.compute = compute;
   d.args = std::move(args);
   return d;
+}
+
+// Like dense() but with every other element: strides doubled.
+Buf spread(DType t, const std::vector<int64_t>& shape) {
+  Buf b = dense(t, shape);
+  for (int64_t& st : b.strides) st *= 2;
+  b.bytes.resize(b.bytes.size() * 2, 0xCD);
+  return b;
 }
 
 std::vector<ScalarArg> default_args(ElementwiseOp op, DType compute) {
@@ -68,17 +78,17 @@ int check_op(ElementwiseOp op, DType compute, const std::vector<int64_t>& shape,
   for (Buf& b : ins) ops.push_back(b.operand());
   elementwise(op, make_desc(op, compute, shape, ops, args));
 
-  // Reference: dense compute-dtype copies of the inputs, the op on them.
+  // Reference: compute-dtype copies of the inputs (every other element), the
+  // op on them.
   std::vector<Buf> dense_in;
   for (const Buf& b : ins) {
-    Buf d = dense(compute, shape);
-    std::vector<int64_t> src_off;
+    Buf d = spread(compute, shape);
     for_each_index(shape, {&d, &b}, [&](const std::vector<int64_t>& off) {
       convert_element(compute, d.at(off[0]), b.dtype, b.at(off[1]));
     });
     dense_in.push_back(std::move(d));
   }
-  Buf ref = dense(compute, shape);
+  Buf ref = spread(compute, shape);
   std::vector<ElementwiseOperand> rops{ref.operand()};
   for (Buf& b : dense_in) rops.push_back(b.operand());
   elementwise(op, make_desc(op, compute, shape, rops, args));
