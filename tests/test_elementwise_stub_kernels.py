@@ -430,3 +430,18 @@ def test_empty_and_zero_dim():
     assert_same(s * s, torch.tensor(6.25))
     assert_same(torch.abs(-s), torch.tensor(2.5))
     assert_same(s / 0, torch.tensor(math.inf))
+
+
+def test_second_device_and_side_stream():
+    if torch.tpu.device_count() < 2:
+        pytest.skip("needs two tpu devices")
+    x = torch.arange(6.0).to("tpu:1")
+    y = x * x + 1
+    assert y.device == torch.device("tpu:1")
+    assert_same(y, torch.arange(6.0) ** 2 + 1)
+    s = torch.tpu.Stream(device="tpu:1")
+    s.wait_stream(torch.tpu.current_stream("tpu:1"))
+    with torch.tpu.stream(s):
+        z = torch.neg(x) - y
+    s.synchronize()
+    assert_same(z, -torch.arange(6.0) - (torch.arange(6.0) ** 2 + 1))
