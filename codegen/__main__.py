@@ -22,7 +22,8 @@ import time
 os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
 
 from . import build as build_mod  # noqa: E402
-from . import emit, manifest, scaffold  # noqa: E402
+from . import closure, coverage, emit, manifest, scaffold, stub_check  # noqa: E402
+from . import test_runner, tests_emit  # noqa: E402
 from .errors import BuildError, ManifestError  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,19 +34,17 @@ def log(message: str) -> None:
     print(f"[codegen] {message}", flush=True)
 
 
-def generated_files(entries) -> dict:
-    files = emit.render(entries)
-    try:  # TODO(integration): tests_emit lands with the generated-tests work
-        from . import tests_emit
-    except ImportError:
-        return files
-    files.update(tests_emit.render(entries))
-    return files
+def write_generated(args, entries, check: bool = False) -> list:
+    """C++ into csrc/generated/, tests into tests/generated/; returns what
+    changed (or, with check, what is stale)."""
+    return emit.write(args.root, emit.render(entries), check=check) + tests_emit.write(
+        args.root, tests_emit.render(entries, manifest_path=os.path.relpath(args.manifest)),
+        check=check)
 
 
 def cmd_generate(args, entries) -> int:
     start = time.time()
-    changed = emit.write(args.root, generated_files(entries))
+    changed = write_generated(args, entries)
     log(f"{len(entries)} ops -> csrc/generated, tests/generated: {len(changed)} file(s) "
         f"changed ({time.time() - start:.2f} s)")
     return 0
@@ -59,18 +58,18 @@ def cmd_build(args, entries) -> int:
 
 
 def cmd_test(args, entries) -> int:
-    from . import test_runner
-
     cmd_generate(args, entries)
     return test_runner.run(args.root, entries, extra=args.rest)
 
 
-def cmd_coverage(args, entries) -> int:
-    from . import coverage
+def cache_dir(args) -> str:
+    return os.path.join(args.root, "build", "codegen_cache")
 
+
+def cmd_coverage(args, entries) -> int:
     start = time.time()
     path = os.path.join(args.root, coverage.COVERAGE_PATH)
-    changed = coverage.write(path, entries)
+    changed = coverage.write(path, entries, cache_dir=cache_dir(args))
     log(f"{coverage.COVERAGE_PATH} {'written' if changed else 'up to date'} "
         f"({time.time() - start:.1f} s)")
     return 0
@@ -78,25 +77,24 @@ def cmd_coverage(args, entries) -> int:
 
 def cmd_check(args, entries) -> int:
     problems = []
-    stale = emit.write(args.root, generated_files(entries), check=True)
+    stale = write_generated(args, entries, check=True)
     if stale:
         problems.append("generated files are stale: " + ", ".join(stale) +
                         "\n  fix: run python -m codegen")
-    try:  # TODO(integration): these land with the coverage work
-        from . import closure, coverage, stub_check
-    except ImportError:
-        closure = coverage = stub_check = None
-    if stub_check is not None:
-        problems += stub_check.problems(entries)
-        problems += closure.problems(entries, root=args.root)
-        if coverage.check_stale(os.path.join(args.root, coverage.COVERAGE_PATH), entries):
-            problems.append(f"{coverage.COVERAGE_PATH} is stale\n  fix: run python -m codegen coverage")
+    manifest_path = os.path.relpath(args.manifest)
+    problems += stub_check.problems(entries, cache_dir=cache_dir(args), manifest_path=manifest_path)
+    skipped = stub_check.skipped(entries, cache_dir=cache_dir(args))
+    problems += closure.problems(entries, root=args.root, manifest_path=manifest_path)
+    if coverage.check_stale(os.path.join(args.root, coverage.COVERAGE_PATH), entries,
+                            cache_dir=cache_dir(args)):
+        problems.append(f"{coverage.COVERAGE_PATH} is stale\n  fix: run python -m codegen coverage")
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
     if problems:
         return 1
-    log(f"{len(entries)} entries in {os.path.relpath(args.manifest)}: manifest valid, stub claims "
-        "and composite closures proven, generated files and coverage up to date")
+    log(f"{len(entries)} entries in {manifest_path}: manifest valid, stub claims "
+        f"{'not checked (' + skipped + ')' if skipped else 'confirmed in libtorch_cpu.so'}, "
+        "composite closures proven, generated files and coverage up to date")
     return 0
 
 

@@ -8,9 +8,10 @@ The model (what the rest of the generator reads):
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from torchgen.model import SchemaKind
 
@@ -33,9 +34,10 @@ KEYS = {
 }
 TEST_KEYS = {
     "opinfo": "OpInfo names to draw samples from (default: OpInfos named like the op)",
+    "handwritten": "no OpInfo exercises the op: the test file (tests/...) that covers it",
     "xfail": "known failures: a list of {reason, dtypes (optional), checks (optional)}",
-    "atol": "absolute tolerance for comparisons with CPU",
-    "rtol": "relative tolerance for comparisons with CPU",
+    "atol": "absolute tolerance against CPU: a number, or {dtype: number}",
+    "rtol": "relative tolerance against CPU: a number, or {dtype: number}",
 }
 XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
               "checks": "only these generated checks: values, meta, out"}
@@ -71,9 +73,11 @@ class XFail:
 @dataclass(frozen=True)
 class TestHints:
     opinfo: Tuple[str, ...] = ()
+    handwritten: str = ""           # tests/<file>.py covering an op no OpInfo reaches
     xfail: Tuple[XFail, ...] = ()
-    atol: Optional[float] = None
-    rtol: Optional[float] = None
+    # A number for every floating dtype, or per dtype ({"float16": 1e-3}).
+    atol: Optional[Union[float, Dict[str, float]]] = None
+    rtol: Optional[Union[float, Dict[str, float]]] = None
 
 
 @dataclass(frozen=True)
@@ -275,6 +279,18 @@ def _fallback_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Varian
     return variants
 
 
+def _tolerance(check: _Checker, key: str, value) -> float:
+    if isinstance(value, str):  # YAML 1.1 reads "1e-3" (no dot) as a string
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        check.fail(f"'tests.{key}' must be a non-negative number or {{dtype: number}}, got {value!r}",
+                   f"e.g. {key}: 1e-5, or {key}: {{float16: 1e-3}}", key="tests")
+    return float(value)
+
+
 def _dtypes(check: _Checker, value) -> Tuple[str, ...]:
     if value is None:
         return ()
@@ -313,8 +329,23 @@ def _tests(check: _Checker, value) -> TestHints:
         xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks))
     tol = {}
     for key in ("atol", "rtol"):
-        if key in value:
-            if not isinstance(value[key], (int, float)):
-                check.fail(f"'tests.{key}' must be a number", f"e.g. {key}: 1e-5", key="tests")
-            tol[key] = float(value[key])
-    return TestHints(opinfo=tuple(opinfo), xfail=tuple(xfails), **tol)
+        if key not in value:
+            continue
+        given = value[key]
+        if isinstance(given, dict):
+            tol[key] = {name: _tolerance(check, key, v) for name, v in given.items()
+                        if name != LINE_KEY and _dtypes(check, [name])}
+        else:
+            tol[key] = _tolerance(check, key, given)
+    handwritten = value.get("handwritten", "")
+    if handwritten:
+        _check_handwritten(check, handwritten)
+    return TestHints(opinfo=tuple(opinfo), handwritten=handwritten, xfail=tuple(xfails), **tol)
+
+
+def _check_handwritten(check: _Checker, path: str) -> None:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    full = os.path.join(root, path)
+    if not (isinstance(path, str) and path.startswith("tests/") and os.path.isfile(full)):
+        check.fail(f"'tests.handwritten' must name an existing test file under tests/, got {path!r}",
+                   "e.g. handwritten: tests/test_scalars.py", key="tests")

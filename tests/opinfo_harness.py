@@ -29,7 +29,7 @@ import os
 import traceback
 import zlib
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import pytest
 import torch
@@ -49,8 +49,8 @@ class Entry:
     stub: str = ""                       # route stub: the DispatchStub
     out: str = ""                        # the out= overload the out check calls
     family: Tuple[str, ...] = ()         # route composite: the overloads that decompose
-    atol: Optional[float] = None
-    rtol: Optional[float] = None
+    atol: Union[None, float, Dict[str, float]] = None   # per dtype name, or for all
+    rtol: Union[None, float, Dict[str, float]] = None
 
 
 @dataclass(frozen=True)
@@ -271,13 +271,15 @@ class Route:
 def _tolerances(entry: Entry, dtype: torch.dtype) -> Dict[str, float]:
     if not (dtype.is_floating_point or dtype.is_complex):
         return {"atol": 0.0, "rtol": 0.0}
-    if entry.atol is None and entry.rtol is None:
+    name = str(dtype).replace("torch.", "")
+    atol, rtol = (t.get(name) if isinstance(t, dict) else t for t in (entry.atol, entry.rtol))
+    if atol is None and rtol is None:
         return {}
     from torch.testing._comparison import default_tolerances
 
-    rtol, atol = default_tolerances(dtype)
-    return {"atol": atol if entry.atol is None else entry.atol,
-            "rtol": rtol if entry.rtol is None else entry.rtol}
+    default_rtol, default_atol = default_tolerances(dtype)
+    return {"atol": default_atol if atol is None else atol,
+            "rtol": default_rtol if rtol is None else rtol}
 
 
 def _storages(sample) -> set:

@@ -14,6 +14,7 @@
 //        scatter on the destination, with events ordering both streams.
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <c10/core/DeviceGuard.h>
@@ -206,14 +207,29 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
               "copy into the resolved tensor instead");
   at::Tensor src = self.sizes() == dst.sizes() ? self : self.expand(dst.sizes());
   if (src_tpu && dst_tpu) {
-    TORCH_CHECK(!src.is_conj() && !src.is_neg(),
-                "tpu copy_: resolving a conjugate or negative view on the device is not "
-                "supported yet; call resolve_conj()/resolve_neg() on the host copy");
-    if (src.device() == dst.device()) {
-      copy_device_to_device(src, dst);
-    } else {
-      copy_peer(src, dst);
+    // A conjugate/negative view is copied as stored, then resolved in place on
+    // the destination by the device's own conj_physical_/neg_ kernels.
+    at::Tensor stored = src;
+    if (src.is_conj() || src.is_neg()) {
+      stored = src.alias();
+      stored._set_conj(false);
+      stored._set_neg(false);
     }
+    if (src.device() == dst.device()) {
+      copy_device_to_device(stored, dst);
+    } else {
+      copy_peer(stored, dst);
+    }
+    if (src.is_conj() && dst.is_complex()) {
+      TORCH_CHECK(c10::Dispatcher::singleton()
+                      .findSchemaOrThrow("aten::conj_physical", "out")
+                      .hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1),
+                  "copying a conjugate view between tpu tensors needs aten::conj_physical on "
+                  "tpu, which has no kernel yet; resolve it on the host (x.cpu()) or declare "
+                  "conj_physical in ops.yaml");
+      dst.conj_physical_();
+    }
+    if (src.is_neg()) dst.neg_();
   } else if (dst_tpu) {
     copy_host_to_device(src.resolve_conj().resolve_neg(), dst, non_blocking);
   } else {
