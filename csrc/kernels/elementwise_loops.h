@@ -135,10 +135,18 @@ __attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t 
 }
 
 // float16/bfloat16 <-> float, contiguous (F16C for float16 where available).
+// With AVX-512, float16 converts 16 at a time: the op's loop reads the floats
+// back as 512-bit vectors, which two 256-bit stores would not forward to.
 template <typename C>
 inline void reduced_to_float(float* d, const C* s, int64_t n) {
   if constexpr (std::is_same_v<C, Half>) {
-    half_to_float_n(d, s, n);
+    int64_t i = 0;
+#if defined(__AVX512F__)
+    for (; i + 16 <= n; i += 16) {
+      _mm512_storeu_ps(d + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i))));
+    }
+#endif
+    half_to_float_n(d + i, s + i, n - i);
   } else {
     for (int64_t i = 0; i < n; ++i) d[i] = bfloat16_bits_to_float(s[i].bits);
   }
@@ -146,7 +154,14 @@ inline void reduced_to_float(float* d, const C* s, int64_t n) {
 template <typename C>
 inline void float_to_reduced(C* d, const float* s, int64_t n) {
   if constexpr (std::is_same_v<C, Half>) {
-    float_to_half_n(d, s, n);
+    int64_t i = 0;
+#if defined(__AVX512F__)
+    for (; i + 16 <= n; i += 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
+                          _mm512_cvtps_ph(_mm512_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+#endif
+    float_to_half_n(d + i, s + i, n - i);
   } else {
     for (int64_t i = 0; i < n; ++i) d[i].bits = float_to_bfloat16_bits(s[i]);
   }
