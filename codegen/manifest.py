@@ -35,6 +35,7 @@ KEYS = {
 TEST_KEYS = {
     "opinfo": "OpInfo names to draw samples from (default: OpInfos named like the op)",
     "handwritten": "no OpInfo exercises the op: the test file (tests/...) that covers it",
+    "dtypes": "test only these dtypes (default: the entry's dtypes)",
     "xfail": "known failures: a list of {reason, dtypes (optional), checks (optional)}",
     "atol": "absolute tolerance against CPU: a number, or {dtype: number}",
     "rtol": "relative tolerance against CPU: a number, or {dtype: number}",
@@ -74,6 +75,7 @@ class XFail:
 class TestHints:
     opinfo: Tuple[str, ...] = ()
     handwritten: str = ""           # tests/<file>.py covering an op no OpInfo reaches
+    dtypes: Tuple[str, ...] = ()    # empty: the entry's dtypes
     xfail: Tuple[XFail, ...] = ()
     # A number for every floating dtype, or per dtype ({"float16": 1e-3}).
     atol: Optional[Union[float, Dict[str, float]]] = None
@@ -340,7 +342,9 @@ def _tests(check: _Checker, value) -> TestHints:
     handwritten = value.get("handwritten", "")
     if handwritten:
         _check_handwritten(check, handwritten)
-    return TestHints(opinfo=tuple(opinfo), handwritten=handwritten, xfail=tuple(xfails), **tol)
+    dtypes = _dtypes(check, value.get("dtypes"))
+    return TestHints(opinfo=tuple(opinfo), handwritten=handwritten, dtypes=dtypes,
+                     xfail=tuple(xfails), **tol)
 
 
 def _check_handwritten(check: _Checker, path: str) -> None:

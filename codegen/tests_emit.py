@@ -146,9 +146,11 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
     if "out" in checks:
         p.out = out
 
-    wanted = entry.dtypes or REPRESENTATIVE_DTYPES
+    wanted = entry.tests.dtypes or entry.dtypes or REPRESENTATIVE_DTYPES
+    if entry.tests.dtypes:
+        p.gaps["dtypes"] = f"tested only in {', '.join(wanted)} (tests.dtypes)"
     unsupported = [d for d in wanted if not any(d in f.dtypes for f in opinfos)]
-    if unsupported and entry.dtypes:
+    if unsupported and (entry.dtypes or entry.tests.dtypes):
         p.gaps["dtypes"] = (f"not tested: {', '.join(unsupported)} (no OpInfo used here "
                             "supports them on CPU)")
     for f in opinfos:

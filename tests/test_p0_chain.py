@@ -195,3 +195,16 @@ def test_non_blocking_copies(pin):
     out.copy_(tpu, non_blocking=True)
     torch.tpu.synchronize()
     assert torch.equal(out, x)
+
+
+def test_conjugate_and_negative_views_cross_every_boundary():
+    x = torch.tensor([1 + 2j, -3 - 4j, 0.5j], dtype=torch.complex64)
+    t = x.to("tpu")
+    assert t.conj().is_conj()
+    for moved in (t.conj().cpu(), t.conj().clone().cpu(), t.conj().to("tpu:1").cpu(),
+                  x.conj().to("tpu").cpu()):
+        assert torch.equal(moved, x.conj().resolve_conj())
+    r = torch.tensor([1.0, -2.0]).to("tpu")
+    neg = torch._neg_view(r)
+    assert torch.equal(neg.cpu(), torch.tensor([-1.0, 2.0]))
+    assert torch.equal(neg.clone().cpu(), torch.tensor([-1.0, 2.0]))

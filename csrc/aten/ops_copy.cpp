@@ -14,7 +14,6 @@
 //        scatter on the destination, with events ordering both streams.
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <c10/core/DeviceGuard.h>
@@ -220,15 +219,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     } else {
       copy_peer(stored, dst);
     }
-    if (src.is_conj() && dst.is_complex()) {
-      TORCH_CHECK(c10::Dispatcher::singleton()
-                      .findSchemaOrThrow("aten::conj_physical", "out")
-                      .hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1),
-                  "copying a conjugate view between tpu tensors needs aten::conj_physical on "
-                  "tpu, which has no kernel yet; resolve it on the host (x.cpu()) or declare "
-                  "conj_physical in ops.yaml");
-      dst.conj_physical_();
-    }
+    if (src.is_conj() && dst.is_complex()) dst.conj_physical_();
     if (src.is_neg()) dst.neg_();
   } else if (dst_tpu) {
     copy_host_to_device(src.resolve_conj().resolve_neg(), dst, non_blocking);

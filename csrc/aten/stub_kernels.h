@@ -19,5 +19,6 @@ void div_true_kernel(at::TensorIteratorBase& iter);                       // div
 // ATen/native/UnaryOps.h.
 void neg_kernel(at::TensorIteratorBase& iter);  // neg_stub
 void abs_kernel(at::TensorIteratorBase& iter);  // abs_stub (complex: ATen asks complex -> complex)
+void conj_physical_kernel(at::TensorIteratorBase& iter);  // conj_physical_stub
 
 }  // namespace torch_tpu::aten

@@ -51,7 +51,8 @@ BlockIo block_io(DType compute, DType other, bool widen) {
 namespace {
 
 // In ElementwiseOp order.
-constexpr const OpEntry* kOps[] = {&kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry, &kMulEntry, &kDivEntry};
+constexpr const OpEntry* kOps[] = {&kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry,
+                                   &kMulEntry, &kDivEntry, &kConjEntry};
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {

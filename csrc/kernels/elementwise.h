@@ -34,8 +34,9 @@ enum class ElementwiseOp : int16_t {
   kSub,  // a - alpha * b   (args: alpha)
   kMul,  // a * b
   kDiv,  // a / b, true division
+  kConj,  // complex conjugate; other dtypes: a
 };
-constexpr int kNumElementwiseOps = 6;
+constexpr int kNumElementwiseOps = 7;
 
 // A scalar argument, converted by the kernel to the compute dtype (with
 // convert(): integers wrap, complex -> real takes the real part).

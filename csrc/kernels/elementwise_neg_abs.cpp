@@ -1,4 +1,4 @@
-// Elementwise neg and abs (elementwise_ops.h).
+// Elementwise neg, abs and conj (elementwise_ops.h).
 #include "elementwise_fp_contract.h"  // first, see there
 
 #include <cmath>
@@ -72,9 +72,33 @@ struct AbsOp : OpTraits {
   };
 };
 
+// conj_physical: CPU conjugates complex numbers and copies every other dtype
+// (bool, float16 and bfloat16 included).
+struct ConjOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kConj;
+  static constexpr const char* kName = "conj";
+  static constexpr int kInputs = 1;
+  template <typename C>
+  static constexpr bool supports = true;
+
+  template <typename C>
+  struct Fn {
+    using M = C;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a) const {
+      if constexpr (is_complex_v<C>) {
+        return {a.re, -a.im};
+      } else {
+        return a;
+      }
+    }
+  };
+};
+
 }  // namespace
 
 constinit const OpEntry kNegEntry = make_entry<NegOp>();
 constinit const OpEntry kAbsEntry = make_entry<AbsOp>();
+constinit const OpEntry kConjEntry = make_entry<ConjOp>();
 
 }  // namespace torch_tpu::kernels::ew

@@ -53,6 +53,7 @@ constexpr OpEntry make_entry() {
 // elementwise_neg_abs.cpp
 extern const OpEntry kNegEntry;
 extern const OpEntry kAbsEntry;
+extern const OpEntry kConjEntry;
 // elementwise_arith.cpp
 extern const OpEntry kAddEntry;
 extern const OpEntry kSubEntry;
