@@ -367,9 +367,9 @@ class _Tracer:
             raise ProofUnavailable(f"cannot load torch_tpu ({e}); run python -m codegen first")
         self.torch = torch
         self.registered = registered
-        from torch.testing._internal.common_methods_invocations import op_db
+        from .opinfo_db import all_opinfos
 
-        self.op_db = op_db
+        self.op_db = all_opinfos()
 
     # -- OpInfo selection
     def opinfos(self, op: str, hints: Sequence[str]):

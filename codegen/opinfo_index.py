@@ -21,7 +21,7 @@ from .dtypes import DTYPES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
-_FORMAT = 1
+_FORMAT = 2  # 2: foreach OpInfos included (opinfo_db.py)
 
 
 @dataclass(frozen=True)
@@ -92,11 +92,12 @@ def _skip_reason(decorator) -> Optional[str]:
 
 def _extract() -> List[OpInfoFacts]:
     import torch
-    from torch.testing._internal.common_methods_invocations import op_db
     from torch.testing._internal.opinfo.core import DecorateInfo
 
+    from .opinfo_db import all_opinfos
+
     facts = []
-    for op in op_db:
+    for op in all_opinfos():
         dtypes = op.supported_dtypes("cpu")
         supported = tuple(n for n in DTYPES if getattr(torch, DTYPES[n][1]) in dtypes)
         not_comparable = []

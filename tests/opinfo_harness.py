@@ -86,9 +86,9 @@ def case(entry: Entry, check: str, opinfo: str, dtype: str, *, variant: str = ""
 
 @functools.lru_cache(maxsize=1)
 def _op_db() -> Dict[Tuple[str, str], Any]:
-    from torch.testing._internal.common_methods_invocations import op_db
+    from codegen.opinfo_db import all_opinfos
 
-    return {(o.name, o.variant_test_name): o for o in op_db}
+    return {(o.name, o.variant_test_name): o for o in all_opinfos()}
 
 
 def opinfo(name: str, variant: str = ""):
