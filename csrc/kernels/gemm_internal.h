@@ -1,0 +1,14 @@
+// Shared between gemm.cpp and gemv.cpp. Private to the kernel library.
+#pragma once
+
+#include "gemm.h"
+
+namespace torch_tpu::kernels::gemm_detail {
+
+// gemm for m == 1 or n == 1 (matrix-vector products and dot products):
+// memory bound, so no packing; split over rows and, for long reductions with
+// few rows, over fixed k chunks (summed in order, so results do not depend on
+// the core count).
+void gemv_for_gemm(const GemmDesc& d);
+
+}  // namespace torch_tpu::kernels::gemm_detail
