@@ -7,7 +7,10 @@
 #pragma once
 
 #include <ATen/TensorIterator.h>
+#include <ATen/core/Generator.h>
 #include <c10/core/Scalar.h>
+
+#include <optional>
 
 namespace torch_tpu::aten {
 
@@ -20,5 +23,22 @@ void div_true_kernel(at::TensorIteratorBase& iter);                       // div
 void neg_kernel(at::TensorIteratorBase& iter);  // neg_stub
 void abs_kernel(at::TensorIteratorBase& iter);  // abs_stub (complex: ATen asks complex -> complex)
 void conj_physical_kernel(at::TensorIteratorBase& iter);  // conj_physical_stub
+
+// --- random (stub_kernels_random.cpp): ATen/native/UnaryOps.h -----------------
+void uniform_kernel(at::TensorIteratorBase& iter, double from, double to,
+                    std::optional<at::Generator> gen);                         // uniform_stub
+void normal_kernel(const at::TensorBase& self, double mean, double std,
+                   std::optional<at::Generator> gen);                          // normal_stub
+void exponential_kernel(at::TensorIteratorBase& iter, double lambda,
+                        std::optional<at::Generator> gen);                     // exponential_stub
+void bernoulli_scalar_kernel(const at::TensorBase& self, double p,
+                             std::optional<at::Generator> gen);                // bernoulli_scalar_stub
+void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p,
+                             std::optional<at::Generator> gen);                // bernoulli_tensor_stub
+void random_kernel(at::TensorIteratorBase& iter, std::optional<at::Generator> gen);  // random_stub
+void random_from_to_kernel(at::TensorIteratorBase& iter, uint64_t range, int64_t base,
+                           std::optional<at::Generator> gen);                  // random_from_to_stub
+void random_full_64_bits_range_kernel(at::TensorIteratorBase& iter,
+                                      std::optional<at::Generator> gen);  // random_full_64_bits_range_stub
 
 }  // namespace torch_tpu::aten

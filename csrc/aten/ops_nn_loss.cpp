@@ -1,0 +1,181 @@
+// nll_loss_forward / nll_loss_backward (direct route: ATen's CPU kernels are
+// CPU-only). ATen's structured meta() checks shapes and allocates outputs
+// as on CPU; the kernels read the target on the device, so an out-of-range
+// class is reported by the stream (at the next sync), as on CUDA.
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/nll_loss_backward_meta.h>
+#include <ATen/ops/nll_loss_forward_meta.h>
+#include <c10/core/DeviceGuard.h>
+
+#include "aten/launch.h"
+#include "aten/structured_wrappers.h"
+#include "generated/aten_ops.h"
+#include "kernels/nn.h"
+
+namespace torch_tpu::aten {
+namespace {
+
+const at::Tensor& value_or_undefined(const std::optional<at::Tensor>& t) {
+  static const at::Tensor undefined;
+  return t.has_value() ? *t : undefined;
+}
+
+struct Common {
+  at::Tensor input, target, weight;
+  int64_t batch = 1, classes = 1;
+  kernels::DType dtype{}, target_dtype{};
+};
+
+Common prepare(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+               const char* name) {
+  TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte,
+              "expected scalar type Long but found ", target.scalar_type());
+  TORCH_CHECK(!weight.defined() || weight.scalar_type() == self.scalar_type(),
+              "expected scalar type ", self.scalar_type(), " but found ", weight.scalar_type());
+  for (const at::Tensor* t : {&target, &weight}) {
+    TORCH_CHECK(!t->defined() || t->device() == self.device(), name,
+                ": expected all tensors on ", self.device(), ", got ", t->device());
+  }
+  Common c;
+  c.input = self.contiguous();
+  c.target = target.contiguous();
+  c.weight = weight.defined() ? weight.contiguous() : weight;
+  c.classes = self.dim() == 0 ? 1 : self.size(-1);
+  c.batch = self.dim() == 2 ? self.size(0) : 1;
+  c.dtype = device_dtype(self.scalar_type(), name);
+  c.target_dtype = device_dtype(target.scalar_type(), name);
+  return c;
+}
+
+// Runs fill(t) on out or, when out is not contiguous, on a contiguous
+// temporary copied into out afterwards.
+template <typename F>
+void into_contiguous(const at::Tensor& out, F&& fill) {
+  if (out.is_contiguous()) {
+    fill(out);
+    return;
+  }
+  at::Tensor tmp = at::empty(out.sizes(), out.options());
+  fill(tmp);
+  const_cast<at::Tensor&>(out).copy_(tmp);
+}
+
+void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+                  int64_t reduction, int64_t ignore_index, const at::Tensor& output,
+                  const at::Tensor& total_weight) {
+  const char* name = "nll_loss_forward";
+  Common c = prepare(self, target, weight, name);
+  c10::DeviceGuard guard(self.device());
+  if (reduction == 0 && output.numel() == 0 && self.dim() == 2) {
+    // Nothing to compute; total_weight is left as is (CPU does the same).
+    return;
+  }
+  into_contiguous(output, [&](const at::Tensor& out) {
+    into_contiguous(total_weight, [&](const at::Tensor& tw) {
+      kernels::NllLossDesc d;
+      d.input = c.input.const_data_ptr();
+      d.target = c.target.const_data_ptr();
+      d.weight = c.weight.defined() ? c.weight.const_data_ptr() : nullptr;
+      d.output = out.data_ptr();
+      d.total_weight = tw.data_ptr();
+      d.dtype = c.dtype;
+      d.target_dtype = c.target_dtype;
+      d.batch = c.batch;
+      d.classes = c.classes;
+      d.reduction = reduction;
+      d.ignore_index = ignore_index;
+      launch(self.device().index(), name, {d.input, d.target, d.weight, d.output, d.total_weight},
+             [d] { kernels::nll_loss_forward(d); });
+    });
+  });
+}
+
+void backward_impl(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                   const at::Tensor& weight, int64_t reduction, int64_t ignore_index,
+                   const at::Tensor& total_weight, const at::Tensor& grad_input) {
+  const char* name = "nll_loss_backward";
+  Common c = prepare(self, target, weight, name);
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type() &&
+                  total_weight.scalar_type() == self.scalar_type(),
+              "expected scalar type ", self.scalar_type(), " but found ",
+              grad_output.scalar_type() != self.scalar_type() ? grad_output.scalar_type()
+                                                              : total_weight.scalar_type());
+  TORCH_CHECK(grad_output.device() == self.device() && total_weight.device() == self.device(),
+              name, ": expected all tensors on ", self.device());
+  c10::DeviceGuard guard(self.device());
+  const at::Tensor go = grad_output.contiguous();
+  const at::Tensor tw = total_weight.contiguous();
+  into_contiguous(grad_input, [&](const at::Tensor& gi) {
+    const_cast<at::Tensor&>(gi).zero_();
+    if (gi.numel() == 0) return;
+    kernels::NllLossBackwardDesc d;
+    d.grad_output = go.const_data_ptr();
+    d.target = c.target.const_data_ptr();
+    d.weight = c.weight.defined() ? c.weight.const_data_ptr() : nullptr;
+    d.total_weight = tw.const_data_ptr();
+    d.grad_input = gi.data_ptr();
+    d.dtype = c.dtype;
+    d.target_dtype = c.target_dtype;
+    d.batch = c.batch;
+    d.classes = c.classes;
+    d.reduction = reduction;
+    d.ignore_index = ignore_index;
+    launch(self.device().index(), name,
+           {d.grad_output, d.target, d.weight, d.total_weight, d.grad_input},
+           [d] { kernels::nll_loss_backward(d); });
+  });
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self, const at::Tensor& target,
+                                                    const std::optional<at::Tensor>& weight,
+                                                    int64_t reduction, int64_t ignore_index) {
+  const at::Tensor& w = value_or_undefined(weight);
+  structured::Functional<at::meta::structured_nll_loss_forward, 2> op;
+  op.meta(self, target, at::OptionalTensorRef(w), reduction, ignore_index);
+  forward_impl(self, target, w, reduction, ignore_index, op.output(0), op.output(1));
+  return {std::move(op.outputs_[0]), std::move(op.outputs_[1])};
+}
+
+std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_output(
+    const at::Tensor& self, const at::Tensor& target, const std::optional<at::Tensor>& weight,
+    int64_t reduction, int64_t ignore_index, at::Tensor& output, at::Tensor& total_weight) {
+  const at::Tensor& w = value_or_undefined(weight);
+  structured::Out<at::meta::structured_nll_loss_forward, 2> op(output, total_weight);
+  op.meta(self, target, at::OptionalTensorRef(w), reduction, ignore_index);
+  forward_impl(self, target, w, reduction, ignore_index, op.output(0), op.output(1));
+  op.finish();
+  return {output, total_weight};
+}
+
+at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                             const at::Tensor& target, const std::optional<at::Tensor>& weight,
+                             int64_t reduction, int64_t ignore_index,
+                             const at::Tensor& total_weight) {
+  const at::Tensor& w = value_or_undefined(weight);
+  structured::Functional<at::meta::structured_nll_loss_backward> op;
+  op.meta(grad_output, self, target, at::OptionalTensorRef(w), reduction, ignore_index,
+          total_weight);
+  backward_impl(grad_output, self, target, w, reduction, ignore_index, total_weight,
+                op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor& nll_loss_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
+                                         const at::Tensor& target,
+                                         const std::optional<at::Tensor>& weight, int64_t reduction,
+                                         int64_t ignore_index, const at::Tensor& total_weight,
+                                         at::Tensor& grad_input) {
+  const at::Tensor& w = value_or_undefined(weight);
+  structured::Out<at::meta::structured_nll_loss_backward> op(grad_input);
+  op.meta(grad_output, self, target, at::OptionalTensorRef(w), reduction, ignore_index,
+          total_weight);
+  backward_impl(grad_output, self, target, w, reduction, ignore_index, total_weight,
+                op.output(0));
+  op.finish();
+  return grad_input;
+}
+
+}  // namespace torch_tpu::aten

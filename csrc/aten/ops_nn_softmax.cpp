@@ -1,0 +1,181 @@
+// _softmax / _log_softmax and their backwards (direct route: ATen's CPU
+// implementations call their stubs with kCPU). ATen's structured meta()
+// checks the arguments and allocates (or checks) the outputs exactly as on
+// CPU; these functions then launch kernels::softmax_forward/backward on the
+// contiguous [outer, dim, inner] view.
+//
+// half_to_float (float16 in, float out) is accepted as CUDA does; CPU
+// rejects it.
+#include <ATen/WrapDimUtils.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_log_softmax_backward_data_meta.h>
+#include <ATen/ops/_log_softmax_meta.h>
+#include <ATen/ops/_softmax_backward_data_meta.h>
+#include <ATen/ops/_softmax_meta.h>
+#include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
+
+#include "aten/launch.h"
+#include "aten/structured_wrappers.h"
+#include "generated/aten_ops.h"
+#include "kernels/nn.h"
+
+namespace torch_tpu::aten {
+namespace {
+
+struct Shape3 {
+  int64_t outer = 1, dim = 1, inner = 1;
+};
+
+Shape3 split_at(const at::Tensor& t, int64_t dim) {
+  Shape3 s;
+  if (t.dim() == 0) return s;
+  for (int64_t i = 0; i < dim; ++i) s.outer *= t.size(i);
+  s.dim = t.size(dim);
+  for (int64_t i = dim + 1; i < t.dim(); ++i) s.inner *= t.size(i);
+  return s;
+}
+
+// Runs `fill(result)` into `out`, through a contiguous temporary when out is
+// not contiguous (the kernels write row-major).
+template <typename F>
+void into_contiguous(const at::Tensor& out, F&& fill) {
+  if (out.is_contiguous()) {
+    fill(out);
+    return;
+  }
+  at::Tensor tmp = at::empty(out.sizes(), out.options());
+  fill(tmp);
+  const_cast<at::Tensor&>(out).copy_(tmp);
+}
+
+void check_half_to_float(const at::Tensor& input, bool half_to_float, const char* op) {
+  TORCH_CHECK(!half_to_float || input.scalar_type() == at::kHalf,
+              op, ": conversion is supported for Half type only");
+}
+
+void softmax_impl(const at::Tensor& input, int64_t dim, bool half_to_float, const at::Tensor& out,
+                  bool log) {
+  const char* name = log ? "_log_softmax" : "_softmax";
+  check_half_to_float(input, half_to_float, name);
+  TORCH_CHECK(out.device() == input.device(), name, ": expected output on ", input.device(),
+              ", got ", out.device());
+  if (input.numel() == 0) return;
+  const int64_t dim_ = at::maybe_wrap_dim(dim, input.dim());
+  const at::Tensor x = input.contiguous();
+  const Shape3 s = split_at(x, dim_);
+  c10::DeviceGuard guard(input.device());
+  into_contiguous(out, [&](const at::Tensor& y) {
+    kernels::SoftmaxDesc d;
+    d.input = x.const_data_ptr();
+    d.output = y.data_ptr();
+    d.input_dtype = device_dtype(x.scalar_type(), name);
+    d.output_dtype = device_dtype(y.scalar_type(), name);
+    d.outer = s.outer;
+    d.dim = s.dim;
+    d.inner = s.inner;
+    d.log = log;
+    launch(input.device().index(), name, {d.input, d.output}, [d] { kernels::softmax_forward(d); });
+  });
+}
+
+void softmax_backward_impl(const at::Tensor& grad, const at::Tensor& output, int64_t dim,
+                           const at::Tensor& grad_input, bool log) {
+  const char* name = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
+  TORCH_CHECK(output.scalar_type() == grad.scalar_type(), name,
+              ": expected grad_output and output of one dtype, got ", grad.scalar_type(), " and ",
+              output.scalar_type());
+  TORCH_CHECK(output.device() == grad.device() && grad_input.device() == grad.device(), name,
+              ": expected all tensors on ", grad.device());
+  if (output.numel() == 0) return;
+  const int64_t dim_ = at::maybe_wrap_dim(dim, grad.dim());
+  const at::Tensor g = grad.contiguous();
+  const at::Tensor y = output.contiguous();
+  const Shape3 s = split_at(g, dim_);
+  c10::DeviceGuard guard(grad.device());
+  into_contiguous(grad_input, [&](const at::Tensor& gi) {
+    kernels::SoftmaxBackwardDesc d;
+    d.grad_output = g.const_data_ptr();
+    d.output = y.const_data_ptr();
+    d.grad_input = gi.data_ptr();
+    d.grad_dtype = device_dtype(g.scalar_type(), name);
+    d.grad_input_dtype = device_dtype(gi.scalar_type(), name);
+    d.outer = s.outer;
+    d.dim = s.dim;
+    d.inner = s.inner;
+    d.log = log;
+    launch(grad.device().index(), name, {d.grad_output, d.output, d.grad_input},
+           [d] { kernels::softmax_backward(d); });
+  });
+}
+
+}  // namespace
+
+at::Tensor _softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  structured::Functional<at::meta::structured__softmax> op;
+  op.meta(self, dim, half_to_float);
+  softmax_impl(self, dim, half_to_float, op.output(0), false);
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor& _softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, at::Tensor& out) {
+  structured::Out<at::meta::structured__softmax> op(out);
+  op.meta(self, dim, half_to_float);
+  softmax_impl(self, dim, half_to_float, op.output(0), false);
+  op.finish();
+  return out;
+}
+
+at::Tensor _log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  structured::Functional<at::meta::structured__log_softmax> op;
+  op.meta(self, dim, half_to_float);
+  softmax_impl(self, dim, half_to_float, op.output(0), true);
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor& _log_softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float,
+                             at::Tensor& out) {
+  structured::Out<at::meta::structured__log_softmax> op(out);
+  op.meta(self, dim, half_to_float);
+  softmax_impl(self, dim, half_to_float, op.output(0), true);
+  op.finish();
+  return out;
+}
+
+at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
+                                  int64_t dim, at::ScalarType input_dtype) {
+  structured::Functional<at::meta::structured__softmax_backward_data> op;
+  op.meta(grad_output, output, dim, input_dtype);
+  softmax_backward_impl(grad_output, output, dim, op.output(0), false);
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor& _softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output,
+                                       int64_t dim, at::ScalarType input_dtype,
+                                       at::Tensor& grad_input) {
+  structured::Out<at::meta::structured__softmax_backward_data> op(grad_input);
+  op.meta(grad_output, output, dim, input_dtype);
+  softmax_backward_impl(grad_output, output, dim, op.output(0), false);
+  op.finish();
+  return grad_input;
+}
+
+at::Tensor _log_softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
+                                      int64_t dim, at::ScalarType input_dtype) {
+  structured::Functional<at::meta::structured__log_softmax_backward_data> op;
+  op.meta(grad_output, output, dim, input_dtype);
+  softmax_backward_impl(grad_output, output, dim, op.output(0), true);
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor& _log_softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output,
+                                           int64_t dim, at::ScalarType input_dtype,
+                                           at::Tensor& out) {
+  structured::Out<at::meta::structured__log_softmax_backward_data> op(out);
+  op.meta(grad_output, output, dim, input_dtype);
+  softmax_backward_impl(grad_output, output, dim, op.output(0), true);
+  op.finish();
+  return out;
+}
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,117 @@
+// nll_loss forward / backward over [batch, classes].
+//
+// Reduction "none" is elementwise over the batch (split over the cores);
+// "sum"/"mean" add the losses and the weights in double in one pass over
+// the batch (cheap next to the log_softmax feeding it), so the result does
+// not depend on the core count.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "nn.h"
+#include "nn_rows.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::kernels {
+namespace {
+
+constexpr int64_t kNone = 0, kMean = 1;
+
+int64_t target_at(const void* t, DType dt, int64_t i) {
+  return dt == DType::kUInt8 ? static_cast<int64_t>(static_cast<const uint8_t*>(t)[i])
+                             : static_cast<const int64_t*>(t)[i];
+}
+
+template <typename C>
+C value_at(const void* p, DType t, int64_t i) {
+  C v{};
+  nn::load_row(p, t, i, 1, &v);
+  return v;
+}
+template <typename C>
+void store_at(C v, void* p, DType t, int64_t i) {
+  nn::store_row(&v, 1, p, t, i);
+}
+
+void check_target(int64_t cls, int64_t classes) {
+  if (cls < 0 || cls >= classes) {
+    throw std::out_of_range("Target " + std::to_string(cls) + " is out of bounds.");
+  }
+}
+
+template <typename C>
+void forward_typed(const NllLossDesc& d) {
+  if (d.reduction == kNone) {
+    runtime::parallel_for(0, d.batch, 4096, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t cls = target_at(d.target, d.target_dtype, i);
+        C loss = 0;
+        if (cls != d.ignore_index) {
+          check_target(cls, d.classes);
+          const C w = d.weight ? value_at<C>(d.weight, d.dtype, cls) : C(1);
+          loss = -value_at<C>(d.input, d.dtype, i * d.classes + cls) * w;
+        }
+        store_at(loss, d.output, d.dtype, i);
+      }
+    });
+    return;
+  }
+  double loss = 0, total = 0;
+  for (int64_t i = 0; i < d.batch; ++i) {
+    const int64_t cls = target_at(d.target, d.target_dtype, i);
+    if (cls == d.ignore_index) continue;
+    check_target(cls, d.classes);
+    const double w = d.weight ? static_cast<double>(value_at<C>(d.weight, d.dtype, cls)) : 1.0;
+    loss -= static_cast<double>(value_at<C>(d.input, d.dtype, i * d.classes + cls)) * w;
+    total += w;
+  }
+  // Mean over zero total weight is 0/0 = nan, as on CPU.
+  if (d.reduction == kMean) loss = loss / total;
+  store_at(static_cast<C>(loss), d.output, d.dtype, 0);
+  store_at(static_cast<C>(total), d.total_weight, d.dtype, 0);
+}
+
+template <typename C>
+void backward_typed(const NllLossBackwardDesc& d) {
+  const bool none = d.reduction == kNone;
+  C scale = none ? C(0) : value_at<C>(d.grad_output, d.dtype, 0);
+  if (d.reduction == kMean) scale = scale / value_at<C>(d.total_weight, d.dtype, 0);
+  runtime::parallel_for(0, d.batch, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t cls = target_at(d.target, d.target_dtype, i);
+      if (cls == d.ignore_index) continue;
+      check_target(cls, d.classes);
+      const C w = d.weight ? value_at<C>(d.weight, d.dtype, cls) : C(1);
+      const C g = none ? value_at<C>(d.grad_output, d.dtype, i) : scale;
+      store_at(-w * g, d.grad_input, d.dtype, i * d.classes + cls);
+    }
+  });
+}
+
+void check(DType t, DType target, const char* what) {
+  if (!nn::is_nn_float(t) || (target != DType::kInt64 && target != DType::kUInt8)) {
+    throw std::invalid_argument(std::string(what) + ": unsupported dtype");
+  }
+}
+
+}  // namespace
+
+void nll_loss_forward(const NllLossDesc& d) {
+  check(d.dtype, d.target_dtype, "nll_loss");
+  if (nn::computes_in_double(d.dtype)) {
+    forward_typed<double>(d);
+  } else {
+    forward_typed<float>(d);
+  }
+}
+
+void nll_loss_backward(const NllLossBackwardDesc& d) {
+  check(d.dtype, d.target_dtype, "nll_loss_backward");
+  if (nn::computes_in_double(d.dtype)) {
+    backward_typed<double>(d);
+  } else {
+    backward_typed<float>(d);
+  }
+}
+
+}  // namespace torch_tpu::kernels

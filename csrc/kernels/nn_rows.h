@@ -1,0 +1,210 @@
+// Row helpers shared by the nn kernels (softmax, layer norm): widen a row of
+// float16/bfloat16/float/double into the compute type and narrow it back,
+// lane-parallel sums and maxima, and a vectorizable expf. Private to the
+// kernel library.
+//
+// The reductions keep 16 independent partial results (one AVX-512 register
+// of floats) and combine them at the end: GCC vectorizes the fixed-width
+// inner loops without -ffast-math, and the lane-wise order is what PyTorch
+// CPU's Vectorized reductions do as well.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "half.h"
+#include "tensor_desc.h"
+
+namespace torch_tpu::kernels::nn {
+
+constexpr int kLanes = 16;
+
+// The compute type of an nn kernel: double for float64, float otherwise.
+inline bool computes_in_double(DType t) { return t == DType::kFloat64; }
+
+inline bool is_nn_float(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
+         t == DType::kFloat64;
+}
+
+// dst[0..n) = src[offset .. offset + n) widened to C.
+template <typename C>
+inline void load_row(const void* src, DType t, int64_t offset, int64_t n, C* __restrict dst) {
+  switch (t) {
+    case DType::kFloat32: {
+      const float* s = static_cast<const float*>(src) + offset;
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(s[i]);
+      return;
+    }
+    case DType::kFloat64: {
+      const double* s = static_cast<const double*>(src) + offset;
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(s[i]);
+      return;
+    }
+    case DType::kFloat16: {
+      const Half* s = static_cast<const Half*>(src) + offset;
+      if constexpr (std::is_same_v<C, float>) {
+        half_to_float_n(dst, s, n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst[i] = half_bits_to_float(s[i].bits);
+      }
+      return;
+    }
+    case DType::kBFloat16: {
+      const BFloat16* s = static_cast<const BFloat16*>(src) + offset;
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(bfloat16_bits_to_float(s[i].bits));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// dst[offset .. offset + n) = src[0..n) narrowed (round to nearest even).
+template <typename C>
+inline void store_row(const C* __restrict src, int64_t n, void* dst, DType t, int64_t offset) {
+  switch (t) {
+    case DType::kFloat32: {
+      float* d = static_cast<float*>(dst) + offset;
+      for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(src[i]);
+      return;
+    }
+    case DType::kFloat64: {
+      double* d = static_cast<double*>(dst) + offset;
+      for (int64_t i = 0; i < n; ++i) d[i] = static_cast<double>(src[i]);
+      return;
+    }
+    case DType::kFloat16: {
+      Half* d = static_cast<Half*>(dst) + offset;
+      if constexpr (std::is_same_v<C, float>) {
+        float_to_half_n(d, src, n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) d[i].bits = float_to_half_bits(static_cast<float>(src[i]));
+      }
+      return;
+    }
+    case DType::kBFloat16: {
+      BFloat16* d = static_cast<BFloat16*>(dst) + offset;
+      for (int64_t i = 0; i < n; ++i) d[i].bits = float_to_bfloat16_bits(static_cast<float>(src[i]));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// ---- lane-parallel reductions ---------------------------------------------
+
+template <typename C>
+inline C combine_sum(const C (&acc)[kLanes]) {
+  // Pairwise, like a vector horizontal add.
+  C t[kLanes];
+  for (int l = 0; l < kLanes; ++l) t[l] = acc[l];
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int l = 0; l < w; ++l) t[l] += t[l + w];
+  }
+  return t[0];
+}
+
+// Sum of f(i) for i in [0, n), f returning C. Blocks of 2048 elements are
+// summed lane-wise in C, and block sums are added in double, so long rows
+// keep their accuracy (cascade summation).
+template <typename C, typename F>
+inline double sum_lanes(int64_t n, F&& f) {
+  constexpr int64_t kBlock = 2048;
+  double total = 0;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    C acc[kLanes] = {};
+    int64_t i = b;
+    for (; i + kLanes <= e; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) acc[l] += f(i + l);
+    }
+    C tail = 0;
+    for (; i < e; ++i) tail += f(i);
+    total += static_cast<double>(combine_sum(acc)) + static_cast<double>(tail);
+  }
+  return total;
+}
+
+// Maximum of x[0..n) (NaN if any element is NaN, -inf for n == 0).
+template <typename C>
+inline C max_lanes(const C* __restrict x, int64_t n) {
+  C acc[kLanes];
+  bool nan[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    acc[l] = -std::numeric_limits<C>::infinity();
+    nan[l] = false;
+  }
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const C v = x[i + l];
+      acc[l] = v > acc[l] ? v : acc[l];
+      nan[l] = nan[l] | (v != v);
+    }
+  }
+  C m = -std::numeric_limits<C>::infinity();
+  bool any_nan = false;
+  for (int l = 0; l < kLanes; ++l) {
+    m = acc[l] > m ? acc[l] : m;
+    any_nan = any_nan || nan[l];
+  }
+  for (; i < n; ++i) {
+    m = x[i] > m ? x[i] : m;
+    any_nan = any_nan || x[i] != x[i];
+  }
+  return any_nan ? std::numeric_limits<C>::quiet_NaN() : m;
+}
+
+// ---- exp --------------------------------------------------------------------
+
+// expf with a max error of about 1 ulp, branch-free so that loops over it
+// vectorize: x = n ln2 + r (|r| <= ln2/2, Cody-Waite), exp(r) by a degree-6
+// polynomial, 2^n put in the exponent in two steps so results down to the
+// subnormal range stay right. exp(-inf) = 0, exp(+inf) = inf, NaN stays NaN.
+inline float exp_f(float x) {
+  const float kLog2e = 1.44269504088896341f;
+  const float kLn2Hi = 0.693359375f;
+  const float kLn2Lo = -2.12194440e-4f;
+  float xc = x < -104.0f ? -104.0f : x;
+  xc = xc > 89.0f ? 89.0f : xc;
+  // Round to nearest integer with the 1.5*2^23 trick (exact for |v| < 2^22).
+  const float shifter = 12582912.0f;
+  const float n = (xc * kLog2e + shifter) - shifter;
+  float r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  // exp(r) on [-ln2/2, ln2/2]: Taylor-like minimax coefficients (Cephes).
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float er = (p * r) * r + r + 1.0f;
+  // 2^n = 2^n1 * 2^n2 with n1 = n/2 (rounded down), both in the normal range.
+  const int32_t ni = static_cast<int32_t>(n);
+  const int32_t n1 = ni >> 1;
+  const int32_t n2 = ni - n1;
+  const float s1 = std::bit_cast<float>(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = std::bit_cast<float>(static_cast<uint32_t>(n2 + 127) << 23);
+  float result = (er * s1) * s2;
+  result = x > 88.72284f ? std::numeric_limits<float>::infinity() : result;
+  result = x < -103.972084f ? 0.0f : result;
+  return x != x ? x : result;
+}
+
+template <typename C>
+inline C exp_c(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return exp_f(x);
+  } else {
+    return std::exp(x);
+  }
+}
+
+}  // namespace torch_tpu::kernels::nn

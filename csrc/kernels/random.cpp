@@ -1,0 +1,329 @@
+// Philox4x32-10 and the distributions of random.h. Element i always draws
+// the block (offset / 4 + i): the value of an element does not depend on
+// the chunking of parallel_for.
+#include "random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "convert.h"
+#include "dtype_dispatch.h"
+#include "loops.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::kernels {
+namespace {
+
+constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
+constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+
+inline void philox(uint32_t k0, uint32_t k1, uint64_t block, uint32_t out[4]) {
+  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32);
+  uint32_t c2 = 0, c3 = 0;
+  for (int r = 0; r < 10; ++r) {
+    const uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
+    const uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
+    const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
+    const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += kW0;
+    k1 += kW1;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+struct Stream {
+  uint32_t k0, k1;
+  uint64_t base;
+  explicit Stream(PhiloxState s)
+      : k0(static_cast<uint32_t>(s.seed)), k1(static_cast<uint32_t>(s.seed >> 32)), base(s.offset / 4) {}
+  void words(uint64_t i, uint32_t w[4]) const { philox(k0, k1, base + i, w); }
+};
+
+inline uint64_t bits64(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi) << 32) | lo; }
+// U[0, 1) with 53 random bits.
+inline double u53(const uint32_t w[4]) { return static_cast<double>(bits64(w[0], w[1]) >> 11) * 0x1p-53; }
+// U(0, 1] with 53 random bits.
+inline double u53_open0(const uint32_t w[4]) { return 1.0 - u53(w); }
+
+// Significand bits (with the implicit one) of a floating storage type.
+template <typename T>
+constexpr int digits() {
+  if constexpr (std::is_same_v<T, Half>) return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
+  else return std::numeric_limits<T>::digits;
+}
+
+template <typename T>
+constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                            std::is_same_v<T, BFloat16>;
+
+// The value of element i for distribution `d`, in storage type T.
+template <typename T>
+T draw(const RandomDesc& d, const uint32_t w[4]) {
+  switch (d.dist) {
+    case RandomDist::kUniform: {
+      if constexpr (is_float_v<T>) {
+        constexpr int k = digits<T>();
+        const double u = static_cast<double>(bits64(w[0], w[1]) >> (64 - k)) * std::ldexp(1.0, -k);
+        const double v = d.a + (d.b - d.a) * u;
+        T t = convert<T>(v);
+        // Rounding to T may reach the upper bound, which uniform_ excludes.
+        return static_cast<double>(real_value(t)) >= d.b && d.b > d.a ? convert<T>(d.a) : t;
+      }
+      break;
+    }
+    case RandomDist::kNormal: {
+      if constexpr (is_float_v<T>) {
+        const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
+        const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
+        return convert<T>(d.a + d.b * r * std::cos(theta));
+      }
+      break;
+    }
+    case RandomDist::kBernoulli:
+      return convert<T>(static_cast<int64_t>(u53(w) < d.a ? 1 : 0));
+    case RandomDist::kExponential: {
+      if constexpr (is_float_v<T>) {
+        // U strictly inside (0, 1), so the result is finite and > 0.
+        const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;
+        return convert<T>(-std::log(u) / d.a);
+      }
+      break;
+    }
+    case RandomDist::kRandomBits: {
+      const uint64_t v64 = bits64(w[0], w[1]);
+      if constexpr (std::is_same_v<T, Bool>) {
+        return Bool{static_cast<uint8_t>(w[0] & 1u)};
+      } else if constexpr (is_float_v<T>) {
+        return convert<T>(static_cast<int64_t>(v64 % ((uint64_t{1} << digits<T>()) + 1)));
+      } else if constexpr (std::is_same_v<T, uint64_t>) {
+        return v64;
+      } else {
+        using L = std::numeric_limits<T>;
+        const uint64_t m = static_cast<uint64_t>(L::max()) + 1;
+        const uint64_t v = sizeof(T) == 8 ? v64 : w[0];
+        return static_cast<T>(v % m);
+      }
+    }
+    case RandomDist::kRandomRange: {
+      const uint64_t v = d.range >= (uint64_t{1} << 32) ? bits64(w[0], w[1]) : w[0];
+      return convert<T>(static_cast<int64_t>(v % d.range + static_cast<uint64_t>(d.base)));
+    }
+    case RandomDist::kRandomFull64:
+      return convert<T>(static_cast<int64_t>(bits64(w[0], w[1])));
+  }
+  throw std::invalid_argument("random: distribution not defined for this dtype");
+}
+
+template <typename T>
+void random_typed(const RandomDesc& d) {
+  TensorDesc o = d.out;
+  coalesce_dims({&o});
+  Layout<1> L;
+  L.sizes = o.sizes;
+  L.strides = {o.strides};
+  const Stream rng(d.rng);
+  T* base = static_cast<T*>(o.data);
+  runtime::parallel_for(0, L.numel(), 16384, [&](int64_t begin, int64_t end) {
+    int64_t i = begin;
+    for_each_row(L, begin, end, [&](const std::array<int64_t, 1>& off, int64_t n) {
+      const int64_t stride = L.strides[0].back();
+      T* p = base + off[0];
+      for (int64_t k = 0; k < n; ++k, ++i) {
+        uint32_t w[4];
+        rng.words(static_cast<uint64_t>(i), w);
+        p[k * stride] = draw<T>(d, w);
+      }
+    });
+  });
+}
+
+void check_layout(const TensorDesc& t, const char* what) {
+  if (t.sizes.size() != t.strides.size()) throw std::invalid_argument(std::string(what) + ": bad descriptor");
+}
+
+}  // namespace
+
+void philox_block(uint64_t seed, uint64_t block, uint32_t out[4]) {
+  philox(static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), block, out);
+}
+
+void random_fill(const RandomDesc& d) {
+  check_layout(d.out, "random");
+  if (d.out.numel() == 0) return;
+  visit_dtype(d.out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_complex_v<T>) {
+      throw std::invalid_argument("random: complex outputs are not supported");
+    } else {
+      random_typed<T>(d);
+    }
+  });
+}
+
+void bernoulli_tensor(const TensorDesc& out, const TensorDesc& p, PhiloxState state) {
+  check_layout(out, "bernoulli");
+  if (out.numel() == 0) return;
+  TensorDesc o = out, q = p;
+  coalesce_dims({&o, &q});
+  Layout<2> L;
+  L.sizes = o.sizes;
+  L.strides = {o.strides, q.strides};
+  const Stream rng(state);
+  visit_dtype(out.dtype, [&](auto otag) {
+    using T = typename decltype(otag)::type;
+    visit_dtype(p.dtype, [&](auto ptag) {
+      using P = typename decltype(ptag)::type;
+      if constexpr (is_complex_v<T> || !is_float_v<P>) {
+        throw std::invalid_argument("bernoulli: unsupported dtypes");
+      } else {
+        T* ob = static_cast<T*>(o.data);
+        const P* pb = static_cast<const P*>(q.data);
+        runtime::parallel_for(0, L.numel(), 16384, [&](int64_t begin, int64_t end) {
+          int64_t i = begin;
+          for_each_row(L, begin, end, [&](const std::array<int64_t, 2>& off, int64_t n) {
+            const int64_t so = L.strides[0].back(), sp = L.strides[1].back();
+            for (int64_t k = 0; k < n; ++k, ++i) {
+              uint32_t w[4];
+              rng.words(static_cast<uint64_t>(i), w);
+              const double prob = static_cast<double>(real_value(pb[off[1] + k * sp]));
+              ob[off[0] + k * so] = convert<T>(static_cast<int64_t>(u53(w) < prob ? 1 : 0));
+            }
+          });
+        });
+      }
+    });
+  });
+}
+
+void dropout_forward(const DropoutDesc& d) {
+  if (d.n == 0) return;
+  const Stream rng(d.rng);
+  visit_dtype(d.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_float_v<T>) {
+      throw std::invalid_argument("dropout: floating dtypes only");
+    } else {
+      const T* x = static_cast<const T*>(d.input);
+      T* y = static_cast<T*>(d.output);
+      // Keep when U < keep: a 32-bit uniform is plenty here (CPU's bernoulli
+      // for float p uses a float comparison too).
+      const double keep = d.keep, scale = d.scale;
+      runtime::parallel_for(0, d.n, 16384, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          uint32_t w[4];
+          rng.words(static_cast<uint64_t>(i), w);
+          const bool m = u53(w) < keep;
+          d.mask[i] = m;
+          using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+          // input * mask * scale, rounded like CPU's two multiplications.
+          const C v = static_cast<C>(real_value(x[i])) * static_cast<C>(m ? 1 : 0);
+          y[i] = convert<T>(static_cast<C>(real_value(convert<T>(v))) * static_cast<C>(scale));
+        }
+      });
+    }
+  });
+}
+
+void randperm(void* out, DType dtype, int64_t n, PhiloxState state) {
+  if (n == 0) return;
+  // Fisher-Yates from the top; step i uses block i. Sequential, so the
+  // result is independent of the core count by construction.
+  std::vector<int64_t> perm(n);
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  const Stream rng(state);
+  for (int64_t i = n - 1; i > 0; --i) {
+    uint32_t w[4];
+    rng.words(static_cast<uint64_t>(i), w);
+    const uint64_t j = bits64(w[0], w[1]) % static_cast<uint64_t>(i + 1);
+    std::swap(perm[i], perm[j]);
+  }
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_complex_v<T> || std::is_same_v<T, Bool>) {
+      throw std::invalid_argument("randperm: unsupported dtype");
+    } else {
+      T* o = static_cast<T*>(out);
+      for (int64_t i = 0; i < n; ++i) o[i] = convert<T>(perm[i]);
+    }
+  });
+}
+
+void multinomial(const MultinomialDesc& d) {
+  const int64_t C = d.categories;
+  const int64_t per_row = C + d.samples;  // blocks per row: one per category, one per sample
+  const Stream rng(d.rng);
+  visit_dtype(d.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_float_v<T>) {
+      throw std::invalid_argument("multinomial: floating dtypes only");
+    } else {
+      const T* probs = static_cast<const T*>(d.probs);
+      runtime::parallel_for(0, d.rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, C)),
+                            [&](int64_t rb, int64_t re) {
+        std::vector<double> buf(C);
+        std::vector<int64_t> idx(C);
+        for (int64_t r = rb; r < re; ++r) {
+          double sum = 0;
+          for (int64_t c = 0; c < C; ++c) {
+            const double p = static_cast<double>(real_value(probs[r * C + c]));
+            if (!(p >= 0) || std::isinf(p)) {
+              throw std::invalid_argument("probability tensor contains either `inf`, `nan` or element < 0");
+            }
+            buf[c] = p;
+            sum += p;
+          }
+          if (!(sum > 0)) {
+            throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
+          }
+          int64_t* out = d.out + r * d.samples;
+          const uint64_t row0 = static_cast<uint64_t>(r * per_row);
+          if (d.replacement) {
+            // Inverse CDF: cumulative sums, then a binary search per sample.
+            std::vector<double> cdf(C);
+            double acc = 0;
+            for (int64_t c = 0; c < C; ++c) cdf[c] = (acc += buf[c] / sum);
+            for (int64_t s = 0; s < d.samples; ++s) {
+              uint32_t w[4];
+              rng.words(row0 + C + s, w);
+              const double u = u53(w) * acc;
+              int64_t k = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+              k = std::min(k, C - 1);
+              while (k > 0 && buf[k] == 0) --k;  // never pick a zero-probability category
+              out[s] = k;
+            }
+          } else {
+            // Exponential races: the category with the largest p / E
+            // (E ~ Exp(1)) comes first, and so on (sampling without
+            // replacement in proportion to p).
+            for (int64_t c = 0; c < C; ++c) {
+              uint32_t w[4];
+              rng.words(row0 + c, w);
+              const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;
+              buf[c] = buf[c] > 0 ? buf[c] / -std::log(u) : -1.0;
+            }
+            std::iota(idx.begin(), idx.end(), int64_t{0});
+            std::partial_sort(idx.begin(), idx.begin() + d.samples, idx.end(),
+                              [&](int64_t a, int64_t b) { return buf[a] > buf[b] || (buf[a] == buf[b] && a < b); });
+            for (int64_t s = 0; s < d.samples; ++s) out[s] = idx[s];
+          }
+        }
+      });
+    }
+  });
+}
+
+}  // namespace torch_tpu::kernels
