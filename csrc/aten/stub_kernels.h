@@ -7,6 +7,7 @@
 #pragma once
 
 #include <ATen/TensorIterator.h>
+#include <ATen/native/ReductionType.h>
 #include <c10/core/Scalar.h>
 
 namespace torch_tpu::aten {
@@ -20,5 +21,30 @@ void div_true_kernel(at::TensorIteratorBase& iter);                       // div
 void neg_kernel(at::TensorIteratorBase& iter);  // neg_stub
 void abs_kernel(at::TensorIteratorBase& iter);  // abs_stub (complex: ATen asks complex -> complex)
 void conj_physical_kernel(at::TensorIteratorBase& iter);  // conj_physical_stub
+
+// --- indexing (stub_kernels_index.cpp) ---------------------------------------
+// ATen/native/TensorAdvancedIndexing.h.
+void gather_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim,
+                   const at::Tensor& index);                                          // gather_stub
+void scatter_kernel(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                    const at::Tensor& src);                                           // scatter_stub
+void scatter_fill_kernel(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const at::Scalar& value);                                    // scatter_fill_stub
+void scatter_add_kernel(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& src);                                       // scatter_add_stub
+void scatter_reduce_kernel(const at::Tensor& self, const int64_t dim, const at::Tensor& index,
+                           const at::Tensor& src,
+                           const at::native::ReductionType& reduce);                 // scatter_reduce_stub
+void scatter_scalar_reduce_kernel(const at::Tensor& self, const int64_t dim, const at::Tensor& index,
+                                  const at::Scalar& value,
+                                  const at::native::ReductionType& reduce);          // scatter_scalar_reduce_stub
+void scatter_reduce_two_kernel(const at::Tensor& self, const int64_t dim, const at::Tensor& index,
+                               const at::Tensor& src,
+                               const at::native::ReductionType& reduce);             // scatter_reduce_two_stub
+// ATen/native/IndexKernel.h.
+void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef indexed_sizes,
+                  at::IntArrayRef indexed_strides);                                   // index_stub
+void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef indexed_sizes, at::IntArrayRef indexed_strides,
+                      bool accumulate);                                               // index_put_stub
 
 }  // namespace torch_tpu::aten
