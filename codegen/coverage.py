@@ -275,8 +275,6 @@ def stub_route(op: str, analyses: Dict[str, "stub_check.Analysis"],
     impl = upstream.lookup(up.structured_delegate) if up.structured_delegate else up
     if not impl.generic_cpu_kernel:
         static = "no: CPU-only kernel"
-    elif impl.precomputed:
-        static = "no: structured 'precomputed' (not supported by the generator)"
     else:
         static = "yes"
     query = _stub_query(op)

@@ -44,8 +44,11 @@ class UnsupportedType(Exception):
     pass
 
 
-def _value_type(t: Type) -> str:
-    """Type of an argument passed by value or const reference (no mutation)."""
+def _value_type(t: Type, structured: bool = False) -> str:
+    """Type of an argument passed by value or const reference (no mutation).
+    `structured`: the op belongs to a structured group, whose Tensor[]
+    arguments the dispatcher passes as ITensorListRef (torchgen's
+    structured_type_override)."""
     if isinstance(t, BaseType):
         if t.name == BaseTy.Tensor:
             return "const at::Tensor &"
@@ -68,7 +71,7 @@ def _value_type(t: Type) -> str:
         e = t.elem
         if isinstance(e, BaseType):
             if e.name == BaseTy.Tensor:
-                return "at::TensorList"
+                return "const at::ITensorListRef &" if structured else "at::TensorList"
             if e.name in (BaseTy.int, BaseTy.SymInt):
                 return "at::IntArrayRef"
             if e.name == BaseTy.float:
@@ -83,11 +86,11 @@ def _value_type(t: Type) -> str:
     raise UnsupportedType(str(t))
 
 
-def argument_type(a: Argument, const_ref_for_mutable: bool) -> str:
+def argument_type(a: Argument, const_ref_for_mutable: bool, structured: bool = False) -> str:
     is_tensor = isinstance(a.type, BaseType) and a.type.name == BaseTy.Tensor
     if is_tensor and a.annotation is not None and a.annotation.is_write:
         return "const at::Tensor &" if const_ref_for_mutable else "at::Tensor &"
-    return _value_type(a.type)
+    return _value_type(a.type, structured)
 
 
 def _return_type(r: Return, const_ref_for_mutable: bool) -> str:
@@ -115,10 +118,10 @@ class Signature:
         return f"{self.returns} {name}({', '.join(self.params)})"
 
 
-def dispatcher_signature(schema: str, const_ref_for_mutable: bool) -> Signature:
+def dispatcher_signature(schema: str, const_ref_for_mutable: bool, structured: bool = False) -> Signature:
     """Raises UnsupportedType for argument types this generator cannot map."""
     func = FunctionSchema.parse(schema)
-    params = [f"{argument_type(a, const_ref_for_mutable)} {a.name}"
+    params = [f"{argument_type(a, const_ref_for_mutable, structured)} {a.name}"
               for a in func.arguments.flat_all]
     rets = [_return_type(r, const_ref_for_mutable) for r in func.returns]
     if not rets:

@@ -207,7 +207,8 @@ def _entry(path: str, item) -> Entry:
 
 def _signature(check: _Checker, up: upstream.UpstreamOp) -> cpp.Signature:
     try:
-        return cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable)
+        return cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable,
+                                        structured=bool(up.structured or up.structured_delegate))
     except cpp.UnsupportedType as e:
         check.fail(f"the generator cannot map argument type '{e}' of {up.name} to C++",
                    "extend codegen/cpp.py for this type")
@@ -249,9 +250,6 @@ def _stub_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, .
                 check.fail(f"{impl.name}'s CPU kernel '{impl.kernel_for('CPU')}' is CPU-only: it "
                            "may call its stub with device CPU, so a tpu stub kernel would never "
                            "run", "use 'route: direct' with a handwritten impl", key="route")
-            if impl.precomputed:
-                check.fail(f"{impl.name} uses 'precomputed' structured arguments, which this "
-                           "generator does not support yet", "use 'route: direct'", key="route")
             variants.append(Variant(member.name, _kind(member), _signature(check, member), member,
                                     via="structured", native=impl.native_class))
         elif impl.generic_cpu_kernel and not member.composite_explicit:

@@ -52,7 +52,8 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
     elif route == "direct":
         impl = up.name.replace(".", "_")
         lines.append(f"  impl: {impl}")
-        sig = cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable)
+        sig = cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable,
+                                       structured=bool(up.structured or up.structured_delegate))
         notes.append("Define in csrc/aten (python -m codegen declares it in "
                      "csrc/generated/aten_ops.h):\n  " + sig.declaration(impl) + ";")
     elif route == "composite":

@@ -27,6 +27,7 @@ class UpstreamOp:
     structured_inherits: str       # "TensorIteratorBase" for TensorIterator metas
     ufunc: bool                    # implementation generated from ufunc_inner_loop
     precomputed: bool              # structured impl() takes precomputed values
+    precomputed_spec: tuple        # upstream's lines ("indices -> DimVector sizes, DimVector strides")
     device_check: bool             # False for "device_check: NoCheck"
     device_guard: bool             # False for "device_guard: False"
     tags: tuple
@@ -114,6 +115,7 @@ def upstream_ops() -> Dict[str, UpstreamOp]:
             structured_inherits=entry.get("structured_inherits", ""),
             ufunc="ufunc_inner_loop" in entry,
             precomputed="precomputed" in entry,
+            precomputed_spec=tuple(str(x) for x in entry.get("precomputed", ())),
             device_check=entry.get("device_check", "ExactSame") != "NoCheck",
             device_guard=bool(entry.get("device_guard", True)),
             tags=tuple([tags] if isinstance(tags, str) else tags),

@@ -86,17 +86,43 @@ def _guard(v: Variant) -> List[str]:
     return lines
 
 
+def _precomputed_impl_args(v: Variant, args: List[str]) -> List[str]:
+    """impl()'s arguments when the structured kernel has 'precomputed'
+    values: meta() returns them (`precompute`), each replacing the argument
+    named before '->' in place; names without '->' are appended (torchgen's
+    rule)."""
+    from . import upstream
+
+    impl = upstream.lookup(v.upstream.structured_delegate) if v.upstream.structured_delegate else v.upstream
+    spec = impl.precomputed_spec if impl else ()
+    if not spec:
+        return args
+    out = list(args)
+    appended = []
+    for line in spec:
+        if "->" in line:
+            replaced, values = (x.strip() for x in line.split("->", 1))
+            names = [f"precompute.{x.split()[-1]}" for x in values.split(",")]
+            i = out.index(replaced)
+            out[i:i + 1] = names
+        else:
+            appended += [f"precompute.{x.split()[-1]}" for x in line.split(",")]
+    return out + appended
+
+
 def _structured(v: Variant) -> List[str]:
     func = v.upstream.func
     outs = [a.name for a in func.arguments.out]
     args = [a.name for a in func.arguments.flat_non_out]
+    impl_args = _precomputed_impl_args(v, args)
+    meta = "auto precompute = op.meta" if impl_args != args else "op.meta"
     n_out = len(func.returns)
     cls = f"at::native::{v.native}"
     if v.kind == "functional":
         outputs = [f"op.output({i})" for i in range(n_out)]
         lines = [f"structured::Functional<{cls}, {n_out}> op;",
-                 f"op.meta({', '.join(args)});",
-                 f"op.impl({', '.join(args + outputs)});"]
+                 f"{meta}({', '.join(args)});",
+                 f"op.impl({', '.join(impl_args + outputs)});"]
         moved = [f"std::move(op.outputs_[{i}])" for i in range(n_out)]
         lines.append(f"return {moved[0]};" if n_out == 1 else
                      f"return ::std::make_tuple({', '.join(moved)});")
@@ -104,14 +130,14 @@ def _structured(v: Variant) -> List[str]:
     if v.kind == "inplace":
         self_name = args[0]
         return [f"structured::Inplace<{cls}> op({self_name});",
-                f"op.meta({', '.join(args)});",
-                f"op.impl({', '.join(args + ['op.output(0)'])});",
+                f"{meta}({', '.join(args)});",
+                f"op.impl({', '.join(impl_args + ['op.output(0)'])});",
                 "op.finish();",
                 f"return {self_name};"]
     outputs = [f"op.output({i})" for i in range(len(outs))]
     lines = [f"structured::Out<{cls}, {len(outs)}> op({', '.join(outs)});",
-             f"op.meta({', '.join(args)});",
-             f"op.impl({', '.join(args + outputs)});",
+             f"{meta}({', '.join(args)});",
+             f"op.impl({', '.join(impl_args + outputs)});",
              "op.finish();"]
     lines.append(f"return {outs[0]};" if len(outs) == 1 else
                  f"return ::std::forward_as_tuple({', '.join(outs)});")

@@ -8,6 +8,8 @@
 
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Generator.h>
+
+#include <ATen/native/ReductionType.h>
 #include <c10/core/Scalar.h>
 
 #include <optional>
@@ -40,5 +42,30 @@ void random_from_to_kernel(at::TensorIteratorBase& iter, uint64_t range, int64_t
                            std::optional<at::Generator> gen);                  // random_from_to_stub
 void random_full_64_bits_range_kernel(at::TensorIteratorBase& iter,
                                       std::optional<at::Generator> gen);  // random_full_64_bits_range_stub
+
+// --- indexing (stub_kernels_index.cpp) ---------------------------------------
+// ATen/native/TensorAdvancedIndexing.h.
+void gather_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim,
+                   const at::Tensor& index);                                          // gather_stub
+void scatter_kernel(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                    const at::Tensor& src);                                           // scatter_stub
+void scatter_fill_kernel(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const at::Scalar& value);                                    // scatter_fill_stub
+void scatter_add_kernel(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& src);                                       // scatter_add_stub
+void scatter_reduce_kernel(const at::Tensor& self, const int64_t dim, const at::Tensor& index,
+                           const at::Tensor& src,
+                           const at::native::ReductionType& reduce);                 // scatter_reduce_stub
+void scatter_scalar_reduce_kernel(const at::Tensor& self, const int64_t dim, const at::Tensor& index,
+                                  const at::Scalar& value,
+                                  const at::native::ReductionType& reduce);          // scatter_scalar_reduce_stub
+void scatter_reduce_two_kernel(const at::Tensor& self, const int64_t dim, const at::Tensor& index,
+                               const at::Tensor& src,
+                               const at::native::ReductionType& reduce);             // scatter_reduce_two_stub
+// ATen/native/IndexKernel.h.
+void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef indexed_sizes,
+                  at::IntArrayRef indexed_strides);                                   // index_stub
+void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef indexed_sizes, at::IntArrayRef indexed_strides,
+                      bool accumulate);                                               // index_put_stub
 
 }  // namespace torch_tpu::aten

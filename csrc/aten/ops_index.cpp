@@ -1,0 +1,173 @@
+// Indexing ops ATen implements for CPU only ("direct" route): index_select,
+// masked_fill_, nonzero, masked_select. Checks follow CPU's
+// (TensorAdvancedIndexing.cpp / Indexing.cpp) with its messages; the work is
+// one kernel on the current stream. An index out of range is found by the
+// kernel and raised (IndexError, CPU's message) at the next synchronisation:
+// see kernels/index.h.
+#include <ATen/Dispatch_v2.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/TensorIterator.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/index.h>
+#include <c10/core/DeviceGuard.h>
+
+#include <array>
+#include <cstring>
+
+#include "aten/index_glue.h"
+#include "aten/iterator_desc.h"
+#include "aten/launch.h"
+#include "aten/runtime_check.h"
+#include "aten/telemetry.h"
+#include "aten/tpu_stream.h"
+#include "generated/aten_ops.h"
+#include "kernels/index.h"
+#include "kernels/shape.h"
+
+namespace torch_tpu::aten {
+
+// ---- index_select ----------------------------------------------------------
+
+at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, at::Tensor& out) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  const int64_t numel = index.numel();
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  TORCH_CHECK(!(self.dim() == 0 && numel != 1), "index_select(): Index to scalar can have only 1 value, got ", numel,
+              " value(s)");
+  TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt,
+              "index_select(): Expected dtype int32 or int64 for index");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(),
+              "index_select(): self and result must have the same scalar type");
+  check_same_tpu_device("index_select", out, {&self, &index});
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, index);
+  std::vector<int64_t> result_size = self.sizes().vec();
+  if (self.dim() > 0) result_size[dim] = numel;
+  at::native::resize_output(out, result_size);
+  if (self.dim() > 1 && numel > 0 && self.numel() == 0) {
+    TORCH_CHECK(self.size(dim) > 0, "index_select(): self indexing axis dim should be positive");
+  }
+  if (out.numel() == 0) return out;
+  if (self.dim() <= 1) {
+    TORCH_CHECK(out.dim() <= 1, "result.dim() (", out.dim(), ") must one or zero for given self.dim() (", self.dim(),
+                ")");
+  }
+  c10::DeviceGuard guard(out.device());
+  kernels::TensorDesc o = describe_nd(out, "index_select", 1);
+  kernels::TensorDesc s = describe_nd(self, "index_select", 1);
+  kernels::TensorDesc i = describe_nd(index, "index_select", 1);
+  if (self.dim() == 0) {
+    // A 0-dim self: index 0 is its only element (CPU bounds by numel).
+    s.sizes = {1};
+  }
+  launch(out.device().index(), "index_select", {o.data, s.data, i.data},
+         [o = std::move(o), s = std::move(s), i = std::move(i), dim] { kernels::index_select(o, s, dim, i); });
+  return out;
+}
+
+at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  at::Tensor out = at::empty({0}, self.options());
+  return index_select_out(self, dim, index, out);
+}
+
+// ---- masked_fill_ --------------------------------------------------------------
+
+namespace {
+
+void masked_fill_impl(at::Tensor& self, const at::Tensor& mask, const at::Scalar& value) {
+  TORCH_CHECK(mask.dtype() == at::ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  TORCH_CHECK(self.device() == mask.device(), "expected self and mask to be on the same device, but got mask on ",
+              mask.device(), " and self on ", self.device());
+  if (at::has_internal_overlap(self) == at::MemOverlap::Yes) {
+    TORCH_WARN(
+        "Use of masked_fill_ on expanded tensors is deprecated. "
+        "Please clone() the tensor before performing this operation. "
+        "This also applies to advanced indexing e.g. tensor[mask] = scalar");
+  }
+  at::assert_no_partial_overlap(self, mask);
+  c10::MaybeOwned<at::Tensor> b_mask = at::expand_inplace(self, mask, "masked_fill_");
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(false)  // deprecated, but not a hard error
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .add_output(self)
+                  .add_const_input(*b_mask)
+                  .build();
+  if (iter.numel() == 0) return;
+  // value.to<T>() raises CPU's overflow error ("value cannot be converted to
+  // type uint8_t without overflow").
+  std::array<unsigned char, 16> bytes{};
+  AT_DISPATCH_V2(
+      self.scalar_type(), "masked_fill", AT_WRAP([&] {
+        scalar_t v = value.to<scalar_t>();
+        std::memcpy(bytes.data(), &v, sizeof(scalar_t));
+      }),
+      AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kBool, at::kHalf, at::kBFloat16, at::kComplexHalf);
+  kernels::ElementwiseDesc d = describe_iterator(iter, self.scalar_type(), "masked_fill_");
+  launch(self.device().index(), "masked_fill", {d.operands[0].data, d.operands[1].data},
+         [d = std::move(d), bytes] { kernels::masked_fill(d, bytes.data()); });
+}
+
+}  // namespace
+
+at::Tensor& masked_fill__Scalar(at::Tensor& self, const at::Tensor& mask, const at::Scalar& value) {
+  c10::DeviceGuard guard(self.device());
+  masked_fill_impl(self, mask, value);
+  return self;
+}
+
+at::Tensor& masked_fill__Tensor(at::Tensor& self, const at::Tensor& mask, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+              " dimension(s).");
+  c10::DeviceGuard guard(self.device());
+  // As CPU (and CUDA): the value is read on the host (item() on a tpu value
+  // is a counted synchronisation), then converted with overflow checks.
+  masked_fill_impl(self, mask, value.item());
+  return self;
+}
+
+// ---- nonzero ------------------------------------------------------------------
+// The output shape depends on the data: count on the device, bring the count
+// to the host (a synchronisation CPU semantics require), then write.
+
+at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(self.numel() < std::numeric_limits<int>::max(), "nonzero is not supported for tensors with more than INT_MAX elements, \
+  See https://github.com/pytorch/pytorch/issues/51871");
+  TORCH_CHECK(out.dtype() == at::kLong, "Expected object of scalar type ", at::kLong, " as out, but got ", out.dtype());
+  TORCH_CHECK(self.device() == out.device(), "expected self and out to be on the same device, but got out on ",
+              out.device(), " and self on ", self.device());
+  TORCH_CHECK(self.dim() <= 32, "nonzero is not supported for tensor with more than ", 32, " dimensions");
+  c10::DeviceGuard guard(self.device());
+  const c10::DeviceIndex dev = self.device().index();
+  int64_t count = 0;
+  if (self.numel() > 0) {
+    at::Tensor count_dev = at::empty({}, self.options().dtype(at::kLong));
+    kernels::TensorDesc s = describe(self, "nonzero");
+    int64_t* c = count_dev.mutable_data_ptr<int64_t>();
+    launch(dev, "nonzero_count", {s.data, c}, [s, c] { kernels::nonzero_count(s, c); });
+    telemetry::count_sync("nonzero");
+    TPU_CHECK(runtime::memcpy_and_sync(&count, c, sizeof(int64_t), runtime::MemcpyKind::kDeviceToHost,
+                                       native_stream(current_stream(dev))));
+  }
+  at::native::resize_output(out, {count, self.dim()});
+  if (count == 0 || self.dim() == 0) {
+    return out;
+  }
+  kernels::TensorDesc s = describe(self, "nonzero");
+  kernels::TensorDesc o = describe(out, "nonzero");
+  launch(dev, "nonzero", {s.data, o.data}, [s = std::move(s), o = std::move(o)] { kernels::nonzero_write(o, s); });
+  return out;
+}
+
+at::Tensor nonzero(const at::Tensor& self) {
+  at::Tensor out = at::empty({0}, self.options().dtype(at::kLong));
+  return nonzero_out(self, out);
+}
+
+}  // namespace torch_tpu::aten
