@@ -12,8 +12,9 @@
 //       M operator()(M a, M b) const;                   // kInputs arguments
 //     };
 //   };
-// (Ops whose result has another type than their inputs, such as comparisons,
-// need a result compute type in run_typed; see the static_assert there.)
+// Fn may return another type R than M: bool for predicates (isnan,
+// comparisons), whose results are stored as dtype bool (result_compute_t)
+// and then converted to the output's dtype.
 //
 // How a row (a piece of the innermost dimension) runs:
 //   direct    every operand is already in the compute dtype, which is its
@@ -171,34 +172,35 @@ inline void float_to_reduced(C* d, const float* s, int64_t n) {
 // at a time are widened into registers (small arrays the compiler keeps in
 // vector registers or L1), computed, and rounded back, so every element
 // crosses memory once. in[k] is unused for scalar inputs (value[k] instead).
-template <bool... S, typename Fn, typename C>
-__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, C* out, int64_t n,
+// RC is C, or Bool for a predicate (written directly, nothing to round).
+template <bool... S, typename Fn, typename C, typename RC>
+__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, RC* out, int64_t n,
                                                   const std::array<const C*, sizeof...(S)>& in,
                                                   const std::array<float, sizeof...(S)>& value) {
   constexpr int N = sizeof...(S);
   constexpr bool s[] = {S...};
   constexpr int64_t K = 32;
+  constexpr bool kPredicate = std::is_same_v<RC, Bool>;
   const Fn f = fn;
   float x[N][K];
   float r[K];
   std::array<Ptrs<float>, N> p;
   for (int k = 0; k < N; ++k) p[k] = {s[k] ? &value[k] : x[k]};
-  int64_t i = 0;
-  for (; i + K <= n; i += K) {
-    for (int k = 0; k < N; ++k) {
-      if (!s[k]) reduced_to_float(x[k], in[k] + i, K);
-    }
-    apply_body<S...>(f, OutPtrs<float>{r}, K, p);
-    float_to_reduced(out + i, r, K);
-  }
-  if (i < n) {
-    const int64_t m = n - i;
+  // Full steps with a constant count (unrolled, in registers), then the tail.
+  const auto step = [&](int64_t i, int64_t m) __attribute__((always_inline)) {
     for (int k = 0; k < N; ++k) {
       if (!s[k]) reduced_to_float(x[k], in[k] + i, m);
     }
-    apply_body<S...>(f, OutPtrs<float>{r}, m, p);
-    float_to_reduced(out + i, r, m);
-  }
+    if constexpr (kPredicate) {
+      apply_body<S...>(f, OutPtrs<bool>{reinterpret_cast<uint8_t*>(out + i)}, m, p);
+    } else {
+      apply_body<S...>(f, OutPtrs<float>{r}, m, p);
+      float_to_reduced(out + i, r, m);
+    }
+  };
+  int64_t i = 0;
+  for (; i + K <= n; i += K) step(i, K);
+  if (i < n) step(i, n - i);
 }
 
 // Calls call(std::integer_sequence<bool, S...>{}) with the compile-time
@@ -233,16 +235,25 @@ struct OpTraits {
 template <typename Fn, typename M, int N, size_t... I>
 auto result_of(std::index_sequence<I...>) -> decltype(std::declval<const Fn&>()(((void)I, std::declval<M>())...));
 
+// The compute storage type of an op's result R, given compute type C and
+// buffer type M: C itself when the op returns its buffer type; Bool for
+// predicates (R = bool: comparisons, isnan, isneginf, ...), so a predicate
+// over float16 inputs writes bool bytes, which the store then converts to
+// the output's dtype as CPU's TensorIterator would.
+template <typename C, typename M, typename R>
+using result_compute_t = std::conditional_t<std::is_same_v<R, M>, C, std::conditional_t<std::is_same_v<R, bool>, Bool, R>>;
+
 template <typename Op, typename C>
 void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
   constexpr int N = Op::kInputs;
   using Fn = typename Op::template Fn<C>;
   using M = typename Fn::M;
   using R = decltype(result_of<Fn, M, N>(std::make_index_sequence<N>{}));
-  using RC = C;  // compute storage type of the result
-  static_assert(std::is_same_v<R, M>, "ops returning another type need a result compute type");
-  constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C>;
-  constexpr bool kReducedDirect = is_reduced_v<C> && std::is_same_v<M, float> && std::is_same_v<R, M>;
+  using RC = result_compute_t<C, M, R>;  // compute storage type of the result
+  static_assert(std::is_same_v<R, M> || std::is_same_v<R, bool>,
+                "an op returns its buffer type or bool (extend result_compute_t for others)");
+  constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C> && !is_complex_v<R>;
+  constexpr bool kReducedDirect = is_reduced_v<C> && std::is_same_v<M, float>;
 
   const Fn fn(args);
   const DType cdt = dtype_of_v<C>;
@@ -278,8 +289,8 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
       std::array<M, N> row_value = whole_value;
       std::array<Ptrs<M>, N> in{};
       unsigned mask = whole_mask;
-      bool direct = (kDirectType || kReducedDirect) && out_dtype == cdt &&
-                    out_stride == static_cast<int64_t>(sizeof(C));
+      bool direct = (kDirectType || kReducedDirect) && out_dtype == dtype_of_v<RC> &&
+                    out_stride == static_cast<int64_t>(sizeof(RC));
       for (int k = 0; k < N; ++k) {
         if (mask & (1u << k)) continue;
         const int op = 1 + k;
@@ -299,7 +310,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
           std::array<const C*, N> src{};
           for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
           with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
-            apply_reduced_loop<S...>(fn, reinterpret_cast<C*>(ptr[0]), n, src, row_value);
+            apply_reduced_loop<S...>(fn, reinterpret_cast<RC*>(ptr[0]), n, src, row_value);
           });
           return;
         }
@@ -309,7 +320,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
           for (int k = 0; k < N; ++k) {
             if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[1 + k])};
           }
-          apply_dispatch<N>(mask, fn, OutPtrs<R>{reinterpret_cast<R*>(ptr[0])}, n, in);
+          apply_dispatch<N>(mask, fn, out_ptrs_at<R>(ptr[0]), n, in);
           return;
         }
       }

@@ -196,6 +196,17 @@ OutPtrs<R> out_ptrs_of(Block<R>& b) {
   }
 }
 
+// Output pointers of a result of buffer type R at tensor memory `p`.
+template <typename R>
+OutPtrs<R> out_ptrs_at(char* p) {
+  static_assert(!is_complex_v<R>, "complex results have no direct path");
+  if constexpr (std::is_same_v<R, bool>) {
+    return {reinterpret_cast<uint8_t*>(p)};
+  } else {
+    return {reinterpret_cast<R*>(p)};
+  }
+}
+
 // Element i of an operand; kScalar: the same element for every i.
 template <typename M, bool kScalar>
 struct In {
