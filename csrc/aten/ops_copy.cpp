@@ -61,7 +61,8 @@ const void* span_start(const at::Tensor& t) { return t.const_data_ptr(); }
 void device_copy(const at::Tensor& dst, const at::Tensor& src) {
   kernels::TensorDesc d = describe(dst, "copy_");
   kernels::TensorDesc s = describe(src, "copy_");
-  launch(dst.device().index(), "copy_strided", {d.data, s.data},
+  std::vector<const void*> buffers{d.data, s.data};  // before d, s are moved
+  launch(dst.device().index(), "copy_strided", std::move(buffers),
          [d = std::move(d), s = std::move(s)] { kernels::copy_strided(d, s); });
 }
 

@@ -109,7 +109,10 @@ void masked_fill_impl(at::Tensor& self, const at::Tensor& mask, const at::Scalar
       }),
       AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kBool, at::kHalf, at::kBFloat16, at::kComplexHalf);
   kernels::ElementwiseDesc d = describe_iterator(iter, self.scalar_type(), "masked_fill_");
-  launch(self.device().index(), "masked_fill", {d.operands[0].data, d.operands[1].data},
+  // The buffers first: the order in which arguments are evaluated is
+  // unspecified, and the lambda below moves d.
+  std::vector<const void*> buffers{d.operands[0].data, d.operands[1].data};
+  launch(self.device().index(), "masked_fill", std::move(buffers),
          [d = std::move(d), bytes] { kernels::masked_fill(d, bytes.data()); });
 }
 

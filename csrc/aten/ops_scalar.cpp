@@ -64,7 +64,8 @@ at::Tensor& fill_scalar_(at::Tensor& self, const at::Scalar& value) {
   kernels::TensorDesc d = describe(self, "fill_");
   std::array<unsigned char, 16> v;
   std::memcpy(v.data(), bytes, sizeof(bytes));
-  launch(self.device().index(), "fill", {d.data},
+  std::vector<const void*> buffers{d.data};  // before d is moved
+  launch(self.device().index(), "fill", std::move(buffers),
          [d = std::move(d), v] { kernels::fill(d, v.data()); });
   return self;
 }
