@@ -86,10 +86,16 @@ T draw(const RandomDesc& d, const uint32_t w[4]) {
       break;
     }
     case RandomDist::kNormal: {
-      if constexpr (is_float_v<T>) {
+      if constexpr (std::is_same_v<T, double>) {
         const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
         const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
-        return convert<T>(d.a + d.b * r * std::cos(theta));
+        return d.a + d.b * r * std::cos(theta);
+      } else if constexpr (is_float_v<T>) {
+        // float math (24-bit uniforms) for float and narrower outputs.
+        const float u1 = static_cast<float>((w[0] >> 8) + 1) * 0x1p-24f;  // (0, 1]
+        const float theta = static_cast<float>(w[1] >> 8) * 0x1p-24f * 6.28318530717958647f;
+        const float z = std::sqrt(-2.0f * std::log(u1)) * std::cos(theta);
+        return convert<T>(static_cast<float>(d.a) + static_cast<float>(d.b) * z);
       }
       break;
     }
