@@ -5,6 +5,8 @@
 // "sum"/"mean" add the losses and the weights in double in one pass over
 // the batch (cheap next to the log_softmax feeding it), so the result does
 // not depend on the core count.
+// No FMA contraction: CPU rounds x * scale + bias as two operations.
+#include "elementwise_fp_contract.h"
 #include <cmath>
 #include <stdexcept>
 #include <string>
