@@ -388,3 +388,32 @@ def test_gpt_like_step_no_fallback_for_nn_ops():
     got, want = step("tpu"), step("cpu")
     for a, e in zip(got, want):
         close(a.detach(), e.detach(), atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss2d_and_cross_entropy_nd(reduction, weighted):
+    logp = torch.log_softmax(rand((2, 5, 3, 4)), 1)
+    target = torch.randint(0, 5, (2, 3, 4), generator=torch.Generator().manual_seed(2))
+    target[0, 1, 2] = -100
+    weight = rand((5,), seed=3).abs() if weighted else None
+
+    def run(device):
+        x = logp.to(device).requires_grad_()
+        w = None if weight is None else weight.to(device)
+        loss = F.nll_loss(x, target.to(device), weight=w, reduction=reduction)
+        loss.backward(torch.ones_like(loss) if reduction == "none" else None)
+        return loss, x.grad
+
+    with torch_tpu.no_fallback():
+        got = run("tpu")
+    for a, e in zip(got, run("cpu")):
+        close(a.detach(), e.detach())
+    # cross_entropy over [batch, classes, time] (GPT logits transposed) reaches nll_loss2d
+    logits = rand((3, 7, 5))
+    t = torch.randint(0, 7, (3, 5), generator=torch.Generator().manual_seed(4))
+    with torch_tpu.no_fallback():
+        lt = F.cross_entropy(logits.to("tpu"), t.to("tpu"), reduction=reduction)
+    close(lt, F.cross_entropy(logits, t, reduction=reduction))
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        torch.ops.aten.nll_loss2d_forward(logp.to("tpu"), target[:, :2].to("tpu"), None, 1, -100)

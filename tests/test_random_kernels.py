@@ -271,3 +271,10 @@ def test_factories_stay_on_device():
                   torch.randint(0, 3, (6,), device="tpu"), torch.rand_like(torch.empty(2, device="tpu")),
                   torch.randn_like(torch.empty(2, device="tpu")), torch.bernoulli(torch.full((4,), 0.5, device="tpu"))):
             assert t.device.type == "tpu"
+
+
+def test_random_full_64_bit_range():
+    lo = torch.iinfo(torch.int64).min
+    x = draw(lambda: torch.empty(20000, device="tpu", dtype=torch.int64).random_(lo, None), seed=0)
+    assert x.min() < -(2 ** 62) and x.max() > 2 ** 62
+    assert abs(x.double().mean()) < 2 ** 63 * 0.05

@@ -14,5 +14,8 @@ void register_hooks();
 void register_fallback();
 // Emitted by `python -m codegen` into csrc/generated/.
 void register_generated_ops();
+// Stubs an ops.yaml entry cannot name (a second stub of one family):
+// random_full_64_bits_range_stub of random_.from (stub_kernels_random.cpp).
+void register_random_stubs();
 
 }  // namespace torch_tpu::aten

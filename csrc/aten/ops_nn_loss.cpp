@@ -3,6 +3,7 @@
 // as on CPU; the kernels read the target on the device, so an out-of-range
 // class is reported by the stream (at the next sync), as on CUDA.
 #include <ATen/core/Tensor.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/nll_loss_backward_meta.h>
 #include <ATen/ops/nll_loss_forward_meta.h>
@@ -23,7 +24,7 @@ const at::Tensor& value_or_undefined(const std::optional<at::Tensor>& t) {
 
 struct Common {
   at::Tensor input, target, weight;
-  int64_t batch = 1, classes = 1;
+  int64_t batch = 1, classes = 1, inner = 1;
   kernels::DType dtype{}, target_dtype{};
 };
 
@@ -41,8 +42,16 @@ Common prepare(const at::Tensor& self, const at::Tensor& target, const at::Tenso
   c.input = self.contiguous();
   c.target = target.contiguous();
   c.weight = weight.defined() ? weight.contiguous() : weight;
-  c.classes = self.dim() == 0 ? 1 : self.size(-1);
-  c.batch = self.dim() == 2 ? self.size(0) : 1;
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "\"", name, "\" not implemented for '",
+              self.scalar_type(), "' on tpu");
+  if (self.dim() == 4) {  // nll_loss2d: [N, C, H, W]
+    c.batch = self.size(0);
+    c.classes = self.size(1);
+    c.inner = self.size(2) * self.size(3);
+  } else {
+    c.classes = self.dim() == 0 ? 1 : self.size(-1);
+    c.batch = self.dim() == 2 ? self.size(0) : 1;
+  }
   c.dtype = device_dtype(self.scalar_type(), name);
   c.target_dtype = device_dtype(target.scalar_type(), name);
   return c;
@@ -67,7 +76,7 @@ void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Te
   const char* name = "nll_loss_forward";
   Common c = prepare(self, target, weight, name);
   c10::DeviceGuard guard(self.device());
-  if (reduction == 0 && output.numel() == 0 && self.dim() == 2) {
+  if (reduction == 0 && output.numel() == 0 && self.dim() >= 2) {
     // Nothing to compute; total_weight is left as is (CPU does the same).
     return;
   }
@@ -83,6 +92,7 @@ void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Te
       d.target_dtype = c.target_dtype;
       d.batch = c.batch;
       d.classes = c.classes;
+      d.inner = c.inner;
       d.reduction = reduction;
       d.ignore_index = ignore_index;
       launch(self.device().index(), name, {d.input, d.target, d.weight, d.output, d.total_weight},
@@ -119,6 +129,7 @@ void backward_impl(const at::Tensor& grad_output, const at::Tensor& self, const 
     d.target_dtype = c.target_dtype;
     d.batch = c.batch;
     d.classes = c.classes;
+    d.inner = c.inner;
     d.reduction = reduction;
     d.ignore_index = ignore_index;
     launch(self.device().index(), name,
@@ -175,6 +186,87 @@ at::Tensor& nll_loss_backward_grad_input(const at::Tensor& grad_output, const at
   backward_impl(grad_output, self, target, w, reduction, ignore_index, total_weight,
                 op.output(0));
   op.finish();
+  return grad_input;
+}
+
+// ---- nll_loss2d: [N, C, H, W] input, [N, H, W] target (no structured meta
+// upstream: the checks are CPU's check_inputs_nll_loss2d) ----------------------
+namespace {
+
+void check_inputs_2d(const at::Tensor& input, const at::Tensor& target, const at::Tensor& weight) {
+  TORCH_CHECK(target.dim() == 3,
+              "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
+              target.dim());
+  TORCH_CHECK(input.dim() == 4,
+              "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
+              input.dim());
+  TORCH_CHECK(!weight.defined() || weight.numel() == input.size(1),
+              "weight tensor should be defined either for all or no classes");
+  TORCH_CHECK(input.size(0) == target.size(0) && input.size(2) == target.size(1) &&
+                  input.size(3) == target.size(2),
+              "size mismatch (got input: ", input.sizes(), " , target: ", target.sizes());
+}
+
+std::vector<int64_t> output_shape_2d(const at::Tensor& self, int64_t reduction) {
+  if (reduction != 0) return {};
+  return {self.size(0), self.size(2), self.size(3)};
+}
+
+}  // namespace
+
+std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_output(
+    const at::Tensor& self, const at::Tensor& target, const std::optional<at::Tensor>& weight,
+    int64_t reduction, int64_t ignore_index, at::Tensor& output, at::Tensor& total_weight) {
+  const at::Tensor& w = value_or_undefined(weight);
+  check_inputs_2d(self, target, w);
+  at::native::resize_output(output, output_shape_2d(self, reduction));
+  at::native::resize_output(total_weight, {});
+  forward_impl(self, target, w, reduction, ignore_index, output, total_weight);
+  return {output, total_weight};
+}
+
+std::tuple<at::Tensor, at::Tensor> nll_loss2d_forward(const at::Tensor& self, const at::Tensor& target,
+                                                      const std::optional<at::Tensor>& weight,
+                                                      int64_t reduction, int64_t ignore_index) {
+  const at::Tensor& w = value_or_undefined(weight);
+  check_inputs_2d(self, target, w);
+  c10::DeviceGuard guard(self.device());
+  at::Tensor output = at::empty(output_shape_2d(self, reduction), self.options());
+  at::Tensor total_weight = at::empty({}, self.options());
+  forward_impl(self, target, w, reduction, ignore_index, output, total_weight);
+  return {std::move(output), std::move(total_weight)};
+}
+
+at::Tensor& nll_loss2d_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
+                                           const at::Tensor& target,
+                                           const std::optional<at::Tensor>& weight,
+                                           int64_t reduction, int64_t ignore_index,
+                                           const at::Tensor& total_weight, at::Tensor& grad_input) {
+  const at::Tensor& w = value_or_undefined(weight);
+  check_inputs_2d(self, target, w);
+  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
+              total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  if (reduction == 0) {
+    TORCH_CHECK(grad_output.dim() == 3 && grad_output.sizes() == target.sizes(),
+                "grad_output must have same dimension as target (3) but got dimension: ",
+                grad_output.sizes());
+  } else {
+    TORCH_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", grad_output.sizes());
+  }
+  at::native::resize_output(grad_input, self.sizes());
+  backward_impl(grad_output, self, target, w, reduction, ignore_index, total_weight, grad_input);
+  return grad_input;
+}
+
+at::Tensor nll_loss2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               const at::Tensor& target, const std::optional<at::Tensor>& weight,
+                               int64_t reduction, int64_t ignore_index,
+                               const at::Tensor& total_weight) {
+  c10::DeviceGuard guard(self.device());
+  at::Tensor grad_input = at::empty(self.sizes(), self.options());
+  nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index,
+                                 total_weight, grad_input);
   return grad_input;
 }
 

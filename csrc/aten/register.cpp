@@ -36,6 +36,7 @@ void register_backend() {
     register_guard_impl();
     register_hooks();
     register_generated_ops();
+    register_random_stubs();
     register_fallback();
     register_math_bit_fallthroughs();
   });

@@ -10,8 +10,10 @@
 #include <mutex>
 #include <type_traits>
 
+#include "aten/backend.h"
 #include "aten/generator.h"
 #include "aten/launch.h"
+#include "aten/op_registry.h"
 #include "aten/random_util.h"
 #include "aten/stub_kernels.h"
 #include "kernels/random.h"
@@ -110,6 +112,14 @@ void random_full_64_bits_range_kernel(at::TensorIteratorBase& iter,
   kernels::RandomDesc d;
   d.dist = kernels::RandomDist::kRandomFull64;
   launch_random(iter.tensor_base(0), d, gen, "random_");
+}
+
+// random_(from=int64 min, to=None) on int64 (and random_() of 64-bit types
+// with a full range) reach random_full_64_bits_range_stub from random_.from,
+// whose ops.yaml entry names random_from_to_stub.
+void register_random_stubs() {
+  set_stub_kernel<&random_full_64_bits_range_kernel>(at::native::random_full_64_bits_range_stub,
+                                                     "random_full_64_bits_range_stub");
 }
 
 }  // namespace torch_tpu::aten

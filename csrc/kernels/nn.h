@@ -71,20 +71,20 @@ struct LayerNormBackwardDesc {
 void layer_norm_backward(const LayerNormBackwardDesc& d);
 
 // ---- nll_loss -----------------------------------------------------------------
-// input [batch, classes] (or [classes] with batch = 1 and `no_batch_dim`),
-// contiguous; target [batch] int64 or uint8, contiguous; weight [classes]
-// contiguous or null. Reductions as at::Reduction: 0 none, 1 mean, 2 sum.
+// input [batch, classes, inner] (nll_loss: inner = 1, or [classes] with
+// batch = 1; nll_loss2d: inner = H * W), contiguous; target [batch, inner]
+// int64 or uint8, contiguous; weight [classes] contiguous or null. Reductions as at::Reduction: 0 none, 1 mean, 2 sum.
 // A target outside [0, classes) that is not ignore_index throws
 // ("Target 7 is out of bounds."), which the stream reports at the next sync.
 struct NllLossDesc {
   const void* input = nullptr;
   const void* target = nullptr;
   const void* weight = nullptr;
-  void* output = nullptr;        // [batch] for none, else a scalar
+  void* output = nullptr;        // [batch, inner] for none, else a scalar
   void* total_weight = nullptr;  // scalar
   DType dtype = DType::kFloat32;        // input, weight, output, total_weight
   DType target_dtype = DType::kInt64;   // kInt64 or kUInt8
-  int64_t batch = 1, classes = 1;
+  int64_t batch = 1, classes = 1, inner = 1;
   int64_t reduction = 1;
   int64_t ignore_index = -100;
 };
@@ -92,14 +92,14 @@ void nll_loss_forward(const NllLossDesc& d);
 
 // grad_input must be zero-filled by the caller (same layout as input).
 struct NllLossBackwardDesc {
-  const void* grad_output = nullptr;  // [batch] for none, else a scalar
+  const void* grad_output = nullptr;  // [batch, inner] for none, else a scalar
   const void* target = nullptr;
   const void* weight = nullptr;
   const void* total_weight = nullptr; // scalar
-  void* grad_input = nullptr;         // [batch, classes] contiguous, zeroed
+  void* grad_input = nullptr;         // [batch, classes, inner] contiguous, zeroed
   DType dtype = DType::kFloat32;
   DType target_dtype = DType::kInt64;
-  int64_t batch = 1, classes = 1;
+  int64_t batch = 1, classes = 1, inner = 1;
   int64_t reduction = 1;
   int64_t ignore_index = -100;
 };

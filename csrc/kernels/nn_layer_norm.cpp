@@ -8,6 +8,8 @@
 // gamma); dgamma / dbeta are column sums over rows, taken as partial sums
 // over fixed blocks of rows (so the result does not depend on the core
 // count), then added block by block.
+// No FMA contraction: CPU rounds x * scale + bias as two operations.
+#include "elementwise_fp_contract.h"
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

@@ -1,9 +1,12 @@
-// nll_loss forward / backward over [batch, classes].
+// nll_loss / nll_loss2d forward and backward over [batch, classes, inner]:
+// item j = (n, s) of the batch * inner items reads input (n, target[j], s).
 //
 // Reduction "none" is elementwise over the batch (split over the cores);
 // "sum"/"mean" add the losses and the weights in double in one pass over
 // the batch (cheap next to the log_softmax feeding it), so the result does
 // not depend on the core count.
+// No FMA contraction: CPU rounds x * scale + bias as two operations.
+#include "elementwise_fp_contract.h"
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -33,6 +36,11 @@ void store_at(C v, void* p, DType t, int64_t i) {
   nn::store_row(&v, 1, p, t, i);
 }
 
+// Element (n, cls, s) of the input for item i = n * inner + s.
+inline int64_t input_index(int64_t i, int64_t cls, int64_t classes, int64_t inner) {
+  return ((i / inner) * classes + cls) * inner + i % inner;
+}
+
 void check_target(int64_t cls, int64_t classes) {
   if (cls < 0 || cls >= classes) {
     throw std::out_of_range("Target " + std::to_string(cls) + " is out of bounds.");
@@ -42,14 +50,14 @@ void check_target(int64_t cls, int64_t classes) {
 template <typename C>
 void forward_typed(const NllLossDesc& d) {
   if (d.reduction == kNone) {
-    runtime::parallel_for(0, d.batch, 4096, [&](int64_t b, int64_t e) {
+    runtime::parallel_for(0, d.batch * d.inner, 4096, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const int64_t cls = target_at(d.target, d.target_dtype, i);
         C loss = 0;
         if (cls != d.ignore_index) {
           check_target(cls, d.classes);
           const C w = d.weight ? value_at<C>(d.weight, d.dtype, cls) : C(1);
-          loss = -value_at<C>(d.input, d.dtype, i * d.classes + cls) * w;
+          loss = -value_at<C>(d.input, d.dtype, input_index(i, cls, d.classes, d.inner)) * w;
         }
         store_at(loss, d.output, d.dtype, i);
       }
@@ -57,12 +65,12 @@ void forward_typed(const NllLossDesc& d) {
     return;
   }
   double loss = 0, total = 0;
-  for (int64_t i = 0; i < d.batch; ++i) {
+  for (int64_t i = 0; i < d.batch * d.inner; ++i) {
     const int64_t cls = target_at(d.target, d.target_dtype, i);
     if (cls == d.ignore_index) continue;
     check_target(cls, d.classes);
     const double w = d.weight ? static_cast<double>(value_at<C>(d.weight, d.dtype, cls)) : 1.0;
-    loss -= static_cast<double>(value_at<C>(d.input, d.dtype, i * d.classes + cls)) * w;
+    loss -= static_cast<double>(value_at<C>(d.input, d.dtype, input_index(i, cls, d.classes, d.inner))) * w;
     total += w;
   }
   // Mean over zero total weight is 0/0 = nan, as on CPU.
@@ -76,14 +84,14 @@ void backward_typed(const NllLossBackwardDesc& d) {
   const bool none = d.reduction == kNone;
   C scale = none ? C(0) : value_at<C>(d.grad_output, d.dtype, 0);
   if (d.reduction == kMean) scale = scale / value_at<C>(d.total_weight, d.dtype, 0);
-  runtime::parallel_for(0, d.batch, 4096, [&](int64_t b, int64_t e) {
+  runtime::parallel_for(0, d.batch * d.inner, 4096, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t cls = target_at(d.target, d.target_dtype, i);
       if (cls == d.ignore_index) continue;
       check_target(cls, d.classes);
       const C w = d.weight ? value_at<C>(d.weight, d.dtype, cls) : C(1);
       const C g = none ? value_at<C>(d.grad_output, d.dtype, i) : scale;
-      store_at(-w * g, d.grad_input, d.dtype, i * d.classes + cls);
+      store_at(-w * g, d.grad_input, d.dtype, input_index(i, cls, d.classes, d.inner));
     }
   });
 }

@@ -5,6 +5,8 @@
 // kCols neighbouring columns is handled at once, vectorized across columns.
 // float16/bfloat16 rows are widened to float in a per-thread buffer; float
 // rows are used in place.
+// No FMA contraction: CPU rounds x * scale + bias as two operations.
+#include "elementwise_fp_contract.h"
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
