@@ -358,7 +358,10 @@ def test_dot_out_and_errors():
     with torch_tpu.no_fallback():
         out = torch.empty((), device="tpu")
         torch.dot(tpu(a), tpu(b), out=out)
+        vout = torch.empty(0, device="tpu")  # resized to 0-dim
+        torch.vdot(tpu(a), tpu(b), out=vout)
     torch.testing.assert_close(out.cpu(), torch.dot(a, b))
+    torch.testing.assert_close(vout.cpu(), torch.vdot(a, b))
     assert_same_error(torch.dot, a, values((5,), torch.float32))
     assert_same_error(torch.dot, a, values((6,), torch.float64))
     assert_same_error(torch.dot, a[None], a)
