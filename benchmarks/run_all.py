@@ -2,12 +2,14 @@
 
 import bench_copy
 import bench_host_overhead
+import bench_matmul
 from common import print_table, save
 
 if __name__ == "__main__":
     for name, mod, title in [
         ("host_overhead", bench_host_overhead, "Host-side overhead (ratio = tpu / cpu)"),
         ("copy", bench_copy, "Copy bandwidth (ratio = tpu time / host memcpy time)"),
+        ("matmul", bench_matmul, "Matrix products (ratio = tpu time / CPU time)"),
     ]:
         rows = mod.run()
         print_table(title, rows)
