@@ -201,7 +201,17 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
       for (int64_t c = 0; c < nc; ++c) {
         const In* s = b + (c0 + c) * cs;
         P* d = pd + c * KU;
-        if (rs == 1) {
+        if (rs == 1 && KU == 2 && sizeof(In) == 2 && sizeof(P) == 2) {
+          // bfloat16 pairs (k, k+1) are adjacent in the column: move 32 bits.
+          uint32_t* d32 = reinterpret_cast<uint32_t*>(d);
+          int64_t kk = 0;
+          for (; kk + 1 < kcs; kk += 2) {
+            uint32_t v;
+            std::memcpy(&v, s + kk, sizeof(v));
+            d32[(kk / 2) * NR] = v;
+          }
+          if (kk < kcs) d[(kk / 2) * NR * 2] = to_packed<In, P>(s[kk]);
+        } else if (rs == 1) {
           for (int64_t kk = 0; kk < kcs; ++kk) d[(kk / KU) * NR * KU + kk % KU] = to_packed<In, P>(s[kk]);
         } else {
           for (int64_t kk = 0; kk < kcs; ++kk) d[(kk / KU) * NR * KU + kk % KU] = to_packed<In, P>(s[kk * rs]);
@@ -281,7 +291,9 @@ void gemm_typed(const GemmDesc& d) {
   while (batch * n_jc * ceil_div(m, chunk) < want && chunk > MR) {
     chunk = round_up(ceil_div(chunk, 2), MR);
   }
+  // Equal chunks (balanced tasks).
   const int64_t n_ic = ceil_div(m, chunk);
+  chunk = round_up(ceil_div(m, n_ic), MR);
   const int64_t tasks = batch * n_ic * n_jc;
 
   const In* A = static_cast<const In*>(d.a.data);
