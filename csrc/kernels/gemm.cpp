@@ -141,12 +141,12 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
   const int64_t panels = ceil_div(rows, MR);
   for (int64_t q = 0; q < panels; ++q) {
     P* pd = dst + q * MR * kc_pad;
-    for (int r = 0; r < MR; ++r) {
-      const int64_t i = q * MR + r;
-      if (row_layout) {
+    const int64_t live = std::min<int64_t>(MR, rows - q * MR);  // real rows in this panel
+    if (row_layout) {
+      for (int r = 0; r < MR; ++r) {
         P* d = pd + r * kc_pad;
-        if (i < rows) {
-          const In* s = a + i * rs;
+        if (r < live) {
+          const In* s = a + (q * MR + r) * rs;
           if constexpr (std::is_same_v<In, P>) {
             std::memcpy(d, s, kcs * sizeof(P));
           } else {
@@ -156,11 +156,15 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
         } else {
           std::memset(d, 0, kc_pad * sizeof(P));
         }
-      } else {
-        const In* s = a + i * rs;
-        for (int64_t kk = 0; kk < kc_pad; ++kk) {
-          P v = (i < rows && kk < kcs) ? to_packed<In, P>(s[kk * ks]) : P{};
-          pd[(kk / KU) * MR * KU + r * KU + kk % KU] = v;
+      }
+    } else {
+      // k-major panel; for a transposed A (unit row stride) the MR values of
+      // one k are adjacent in memory.
+      const In* s = a + q * MR * rs;
+      for (int64_t kk = 0; kk < kc_pad; ++kk) {
+        P* d = pd + (kk / KU) * MR * KU + kk % KU;
+        for (int r = 0; r < MR; ++r) {
+          d[r * KU] = (r < live && kk < kcs) ? to_packed<In, P>(s[r * rs + kk * ks]) : P{};
         }
       }
     }
