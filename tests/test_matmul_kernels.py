@@ -358,7 +358,10 @@ def test_dot_out_and_errors():
     with torch_tpu.no_fallback():
         out = torch.empty((), device="tpu")
         torch.dot(tpu(a), tpu(b), out=out)
+        vout = torch.empty(0, device="tpu")  # resized to 0-dim
+        torch.vdot(tpu(a), tpu(b), out=vout)
     torch.testing.assert_close(out.cpu(), torch.dot(a, b))
+    torch.testing.assert_close(vout.cpu(), torch.vdot(a, b))
     assert_same_error(torch.dot, a, values((5,), torch.float32))
     assert_same_error(torch.dot, a, values((6,), torch.float64))
     assert_same_error(torch.dot, a[None], a)
@@ -401,3 +404,59 @@ def test_embedding_backward_errors():
             torch.ops.aten.embedding_dense_backward(g, i, 5, -1, False)
     with pytest.raises(NotImplementedError):
         torch.ops.aten.embedding_dense_backward(tpu(grad.long()), tpu(idx.long()), 5, -1, False)
+
+
+# --- scaled_dot_product_attention (math path) ----------------------------------------------
+
+# Ops of ATen's math path that belong to other families (softmax, masks,
+# dropout): allowed to run on the host until they have tpu kernels. The
+# matrix products must run on the device.
+SDPA_OTHER_FAMILIES = ["aten::_softmax.out", "aten::_softmax_backward_data.out", "aten::all.out",
+                       "aten::isneginf.out", "aten::where.self", "aten::where.self_out", "aten::tril.out",
+                       "aten::native_dropout", "aten::native_dropout_backward", "aten::sum.IntList_out"]
+
+
+def test_fused_sdp_choice_is_math():
+    q = tpu(values((2, 3, 8, 16), torch.float32))
+    with torch_tpu.no_fallback():
+        assert torch._fused_sdp_choice(q, q, q) == 0  # SDPBackend.math
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("mask", ["none", "causal", "bool", "float"])
+def test_sdpa_math_path(dtype, mask):
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 3, 9, 16).to(dtype) for _ in range(3))
+    kw = {}
+    if mask == "causal":
+        kw["is_causal"] = True
+    elif mask == "bool":
+        kw["attn_mask"] = torch.rand(9, 9) > 0.3
+        kw["attn_mask"].fill_diagonal_(True)
+    elif mask == "float":
+        kw["attn_mask"] = torch.randn(2, 1, 9, 9).to(dtype)
+    qs, ks, vs = (t.clone().requires_grad_() for t in (q, k, v))
+    want = F.scaled_dot_product_attention(qs, ks, vs, **kw)
+    g = torch.randn_like(want)
+    want.backward(g)
+    qt, kt, vt = (tpu(t).requires_grad_() for t in (q, k, v))
+    tkw = {n: tpu(t) if isinstance(t, torch.Tensor) else t for n, t in kw.items()}
+    torch_tpu.reset_stats()
+    with fallback_only_for(SDPA_OTHER_FAMILIES):
+        got = F.scaled_dot_product_attention(qt, kt, vt, **tkw)
+        got.backward(tpu(g))
+    ops = torch_tpu.stats()["ops"]
+    assert ops["aten::bmm"].get("direct", 0) >= 2  # scores and weighted values on the device
+    t = dict(atol=2e-2, rtol=2e-2) if dtype == torch.bfloat16 else dict(atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(got.detach().cpu(), want.detach(), **t)
+    for a, b in ((qt, qs), (kt, ks), (vt, vs)):
+        torch.testing.assert_close(a.grad.cpu(), b.grad, **t)
+
+
+def test_sdpa_dropout():
+    q, k, v = (tpu(torch.randn(2, 2, 16, 8)) for _ in range(3))
+    with fallback_only_for(SDPA_OTHER_FAMILIES):
+        plain = F.scaled_dot_product_attention(q, k, v)
+        dropped = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    assert dropped.shape == plain.shape and torch.isfinite(dropped.cpu()).all()
+    assert not torch.equal(dropped.cpu(), plain.cpu())

@@ -141,12 +141,12 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
   const int64_t panels = ceil_div(rows, MR);
   for (int64_t q = 0; q < panels; ++q) {
     P* pd = dst + q * MR * kc_pad;
-    for (int r = 0; r < MR; ++r) {
-      const int64_t i = q * MR + r;
-      if (row_layout) {
+    const int64_t live = std::min<int64_t>(MR, rows - q * MR);  // real rows in this panel
+    if (row_layout) {
+      for (int r = 0; r < MR; ++r) {
         P* d = pd + r * kc_pad;
-        if (i < rows) {
-          const In* s = a + i * rs;
+        if (r < live) {
+          const In* s = a + (q * MR + r) * rs;
           if constexpr (std::is_same_v<In, P>) {
             std::memcpy(d, s, kcs * sizeof(P));
           } else {
@@ -156,11 +156,15 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
         } else {
           std::memset(d, 0, kc_pad * sizeof(P));
         }
-      } else {
-        const In* s = a + i * rs;
-        for (int64_t kk = 0; kk < kc_pad; ++kk) {
-          P v = (i < rows && kk < kcs) ? to_packed<In, P>(s[kk * ks]) : P{};
-          pd[(kk / KU) * MR * KU + r * KU + kk % KU] = v;
+      }
+    } else {
+      // k-major panel; for a transposed A (unit row stride) the MR values of
+      // one k are adjacent in memory.
+      const In* s = a + q * MR * rs;
+      for (int64_t kk = 0; kk < kc_pad; ++kk) {
+        P* d = pd + (kk / KU) * MR * KU + kk % KU;
+        for (int r = 0; r < MR; ++r) {
+          d[r * KU] = (r < live && kk < kcs) ? to_packed<In, P>(s[r * rs + kk * ks]) : P{};
         }
       }
     }
@@ -201,7 +205,17 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
       for (int64_t c = 0; c < nc; ++c) {
         const In* s = b + (c0 + c) * cs;
         P* d = pd + c * KU;
-        if (rs == 1) {
+        if (rs == 1 && KU == 2 && sizeof(In) == 2 && sizeof(P) == 2) {
+          // bfloat16 pairs (k, k+1) are adjacent in the column: move 32 bits.
+          uint32_t* d32 = reinterpret_cast<uint32_t*>(d);
+          int64_t kk = 0;
+          for (; kk + 1 < kcs; kk += 2) {
+            uint32_t v;
+            std::memcpy(&v, s + kk, sizeof(v));
+            d32[(kk / 2) * NR] = v;
+          }
+          if (kk < kcs) d[(kk / 2) * NR * 2] = to_packed<In, P>(s[kk]);
+        } else if (rs == 1) {
           for (int64_t kk = 0; kk < kcs; ++kk) d[(kk / KU) * NR * KU + kk % KU] = to_packed<In, P>(s[kk]);
         } else {
           for (int64_t kk = 0; kk < kcs; ++kk) d[(kk / KU) * NR * KU + kk % KU] = to_packed<In, P>(s[kk * rs]);
@@ -281,7 +295,9 @@ void gemm_typed(const GemmDesc& d) {
   while (batch * n_jc * ceil_div(m, chunk) < want && chunk > MR) {
     chunk = round_up(ceil_div(chunk, 2), MR);
   }
+  // Equal chunks (balanced tasks).
   const int64_t n_ic = ceil_div(m, chunk);
+  chunk = round_up(ceil_div(m, n_ic), MR);
   const int64_t tasks = batch * n_ic * n_jc;
 
   const In* A = static_cast<const In*>(d.a.data);

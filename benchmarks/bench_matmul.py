@@ -1,0 +1,58 @@
+"""Matrix products: tpu against CPU eager (MKL / oneDNN) in the same process.
+ratio = tpu time / CPU time (below 1: tpu faster). Cases: mm 1024^3 in float32
+and bfloat16 (row-major and B transposed), bmm as in a small attention
+(scores and weighted values), addmm as in nn.Linear (x @ W^T + bias) and its
+weight gradient, mv. The machine's cores are shared: numbers are indicative."""
+
+from __future__ import annotations
+
+import torch
+
+from common import print_table, save, timeit, tpu_sync
+
+
+def cases():
+    g = torch.Generator().manual_seed(0)
+
+    def r(*shape, dtype=torch.float32):
+        return torch.randn(*shape, generator=g).to(dtype)
+
+    out = []
+    for dt in (torch.float32, torch.bfloat16):
+        name = str(dt).replace("torch.", "")
+        a, b = r(1024, 1024, dtype=dt), r(1024, 1024, dtype=dt)
+        out.append((f"mm 1024^3 {name}", 2 * 1024 ** 3, torch.mm, (a, b)))
+        out.append((f"mm 1024^3 {name} (A @ B^T)", 2 * 1024 ** 3, torch.mm, (a, b.t())))
+    # attention, batch 4 x 8 heads, 256 tokens, head dim 64
+    for dt in (torch.float32, torch.bfloat16):
+        name = str(dt).replace("torch.", "")
+        q, k, v = r(32, 256, 64, dtype=dt), r(32, 256, 64, dtype=dt), r(32, 256, 64, dtype=dt)
+        p = r(32, 256, 256, dtype=dt)
+        out.append((f"bmm q @ k^T 32x256x64x256 {name}", 2 * 32 * 256 * 256 * 64, torch.bmm, (q, k.transpose(1, 2))))
+        out.append((f"bmm p @ v 32x256x256x64 {name}", 2 * 32 * 256 * 256 * 64, torch.bmm, (p, v)))
+    # nn.Linear(768, 3072) on 512 tokens: forward and weight gradient
+    for dt in (torch.float32, torch.bfloat16):
+        name = str(dt).replace("torch.", "")
+        x, w, bias, gy = r(512, 768, dtype=dt), r(3072, 768, dtype=dt), r(3072, dtype=dt), r(512, 3072, dtype=dt)
+        out.append((f"addmm linear 512x768->3072 {name}", 2 * 512 * 768 * 3072, torch.addmm, (bias, x, w.t())))
+        out.append((f"mm linear grad_W 3072x512x768 {name}", 2 * 512 * 768 * 3072, torch.mm, (gy.t(), x)))
+    m, v = r(4096, 4096), r(4096)
+    out.append(("mv 4096x4096 float32", 2 * 4096 * 4096, torch.mv, (m, v)))
+    return out
+
+
+def run() -> list:
+    rows = []
+    for name, flops, fn, args in cases():
+        targs = [a.to("tpu") for a in args]
+        t_cpu = timeit(lambda: fn(*args))
+        t_tpu = timeit(lambda: fn(*targs), tpu_sync)
+        rows.append({"case": name, "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3,
+                     "tpu GFLOP/s": flops / t_tpu / 1e9, "ratio": t_tpu / t_cpu})
+    return rows
+
+
+if __name__ == "__main__":
+    rows = run()
+    print_table("Matrix products (ratio = tpu time / CPU time)", rows)
+    save("matmul", rows)
