@@ -158,7 +158,11 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
     TPU_CHECK(runtime::memcpy_and_sync(&count, c, sizeof(int64_t), runtime::MemcpyKind::kDeviceToHost,
                                        native_stream(current_stream(dev))));
   }
-  at::native::resize_output(out, {count, self.dim()});
+  // CPU's layout: column-major ((ndim, count) transposed), strides (1, count).
+  if (out.sizes() != at::IntArrayRef({count, self.dim()})) {
+    at::native::resize_output(out, {count, self.dim()});
+    out.as_strided_({count, self.dim()}, {1, count});
+  }
   if (count == 0 || self.dim() == 0) {
     return out;
   }
