@@ -64,7 +64,8 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
     // A 0-dim self: index 0 is its only element (CPU bounds by numel).
     s.sizes = {1};
   }
-  launch(out.device().index(), "index_select", {o.data, s.data, i.data},
+  std::vector<const void*> buffers{o.data, s.data, i.data};
+  launch(out.device().index(), "index_select", std::move(buffers),
          [o = std::move(o), s = std::move(s), i = std::move(i), dim] { kernels::index_select(o, s, dim, i); });
   return out;
 }
@@ -109,8 +110,7 @@ void masked_fill_impl(at::Tensor& self, const at::Tensor& mask, const at::Scalar
       }),
       AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kBool, at::kHalf, at::kBFloat16, at::kComplexHalf);
   kernels::ElementwiseDesc d = describe_iterator(iter, self.scalar_type(), "masked_fill_");
-  // The buffers first: the order in which arguments are evaluated is
-  // unspecified, and the lambda below moves d.
+  // Buffers first: the lambda's init-capture may move d before the list is built.
   std::vector<const void*> buffers{d.operands[0].data, d.operands[1].data};
   launch(self.device().index(), "masked_fill", std::move(buffers),
          [d = std::move(d), bytes] { kernels::masked_fill(d, bytes.data()); });
@@ -158,13 +158,18 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
     TPU_CHECK(runtime::memcpy_and_sync(&count, c, sizeof(int64_t), runtime::MemcpyKind::kDeviceToHost,
                                        native_stream(current_stream(dev))));
   }
-  at::native::resize_output(out, {count, self.dim()});
+  // CPU's layout: column-major ((ndim, count) transposed), strides (1, count).
+  if (out.sizes() != at::IntArrayRef({count, self.dim()})) {
+    at::native::resize_output(out, {count, self.dim()});
+    out.as_strided_({count, self.dim()}, {1, count});
+  }
   if (count == 0 || self.dim() == 0) {
     return out;
   }
   kernels::TensorDesc s = describe(self, "nonzero");
   kernels::TensorDesc o = describe(out, "nonzero");
-  launch(dev, "nonzero", {s.data, o.data}, [s = std::move(s), o = std::move(o)] { kernels::nonzero_write(o, s); });
+  std::vector<const void*> buffers{s.data, o.data};
+  launch(dev, "nonzero", std::move(buffers), [s = std::move(s), o = std::move(o)] { kernels::nonzero_write(o, s); });
   return out;
 }
 

@@ -90,7 +90,8 @@ at::Tensor& triangle_out(const at::Tensor& self, int64_t diagonal, at::Tensor& o
     kernels::TensorDesc o = describe(result, name);
     kernels::TensorDesc s = describe(self, name);
     c10::DeviceGuard guard(result.device());
-    launch(result.device().index(), name, {o.data, s.data},
+    std::vector<const void*> buffers{o.data, s.data};
+    launch(result.device().index(), name, std::move(buffers),
            [o = std::move(o), s = std::move(s), diagonal, lower] { kernels::triangle(o, s, diagonal, lower); });
   }
   op.finish();
@@ -135,7 +136,8 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
   if (out.numel() == 0) return out;
   kernels::TensorDesc o = describe_nd(out, "arange", 1);
   c10::DeviceGuard guard(out.device());
-  launch(out.device().index(), "arange", {o.data}, [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
+  std::vector<const void*> buffers{o.data};
+  launch(out.device().index(), "arange", std::move(buffers), [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
   return out;
 }
 
@@ -152,7 +154,8 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   kernels::TensorDesc o = describe_nd(out, "linspace", 1);
   const double s = start.to<double>(), e = end.to<double>();
   c10::DeviceGuard guard(out.device());
-  launch(out.device().index(), "linspace", {o.data},
+  std::vector<const void*> buffers{o.data};
+  launch(out.device().index(), "linspace", std::move(buffers),
          [o = std::move(o), s, e, steps] { kernels::linspace(o, s, e, steps); });
   return out;
 }

@@ -27,6 +27,8 @@ void register_math_bit_fallthroughs() {
 
 }  // namespace
 
+void register_index_helper_stubs();  // stub_kernels.h (index_put_accumulate.cpp)
+
 void register_backend() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -37,6 +39,7 @@ void register_backend() {
     register_hooks();
     register_generated_ops();
     register_random_stubs();
+    register_index_helper_stubs();  // index_put_with_sort_stub (stub_kernels.h)
     register_fallback();
     register_math_bit_fallthroughs();
   });

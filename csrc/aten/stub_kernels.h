@@ -8,7 +8,7 @@
 
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Generator.h>
-
+#include <ATen/core/List.h>
 #include <ATen/native/ReductionType.h>
 #include <c10/core/Scalar.h>
 
@@ -67,5 +67,12 @@ void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef indexed_sizes,
                   at::IntArrayRef indexed_strides);                                   // index_stub
 void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef indexed_sizes, at::IntArrayRef indexed_strides,
                       bool accumulate);                                               // index_put_stub
+// _index_put_impl_ on PrivateUse1 sends accumulate=True (and deterministic
+// mode) here (index_put_accumulate.cpp). A second stub of the
+// _index_put_impl_ family: ops.yaml names one stub per entry, so it is
+// registered by register_index_helper_stubs(), called from register_backend().
+void index_put_with_sort_kernel(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
+                                const at::Tensor& value, bool accumulate, bool unsafe);  // index_put_with_sort_stub
+void register_index_helper_stubs();
 
 }  // namespace torch_tpu::aten

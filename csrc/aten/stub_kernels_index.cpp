@@ -99,7 +99,8 @@ void gather_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim
   kernels::TensorDesc s = describe_nd(self, "gather", nd);
   kernels::TensorDesc i = describe_nd(index, "gather", nd);
   c10::DeviceGuard guard(result.device());
-  launch(result.device().index(), "gather", {o.data, s.data, i.data},
+  std::vector<const void*> buffers{o.data, s.data, i.data};
+  launch(result.device().index(), "gather", std::move(buffers),
          [o = std::move(o), s = std::move(s), i = std::move(i), dim] { kernels::gather(o, s, dim, i); });
 }
 

@@ -40,7 +40,8 @@ void index_select(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
 // bounds for dimension d with size s" (CPU's). Elements that scatter to the
 // same place are applied in index order (deterministic, like CPU).
 
-// out[p] = self[p with p[dim] = index[p]]. out has index's shape.
+// out[p] = self[p with p[dim] = index[p]]. out has index's shape. index is
+// int64 or int32.
 void gather(const TensorDesc& out, const TensorDesc& self, int64_t dim, const TensorDesc& index);
 
 enum class ScatterOp : int8_t {

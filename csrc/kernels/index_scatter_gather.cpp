@@ -54,7 +54,6 @@ Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDes
   return p;
 }
 
-inline int64_t read_index(const int64_t* p) { return *p; }
 
 [[noreturn]] void out_of_bounds(int64_t idx, int64_t dim, int64_t size) {
   throw_data_error("index " + std::to_string(idx) + " is out of bounds for dimension " + std::to_string(dim) +
@@ -62,10 +61,10 @@ inline int64_t read_index(const int64_t* p) { return *p; }
 }
 
 // Runs body(index_ptr, other_ptr, self_row_ptr, n, strides) per row piece.
-template <typename T, typename Body>
+template <typename T, typename I, typename Body>
 void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, Body&& body) {
   const int64_t grain = std::max<int64_t>(1, grain_elements(sizeof(T)) / std::max<int64_t>(1, p.row_len));
-  const int64_t* ib = static_cast<const int64_t*>(index.data);
+  const I* ib = static_cast<const I*>(index.data);
   T* ob = static_cast<T*>(other);
   T* sb = static_cast<T*>(self);
   runtime::parallel_for(0, p.rows, grain, [&](int64_t r0, int64_t r1) {
@@ -75,21 +74,21 @@ void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, B
   });
 }
 
-template <typename T>
+template <typename T, typename I>
 void gather_typed(const TensorDesc& out, const TensorDesc& self, int64_t dim, const TensorDesc& index) {
   const Plan p = make_plan(index, &out, self, dim);
   const int64_t is = p.L.strides[0].back(), os = p.L.strides[1].back();
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
-  run_rows<T>(p, index, out.data, self.data, [&](const int64_t* ip, T* op, T* sp, int64_t n) {
+  run_rows<T, I>(p, index, out.data, self.data, [&](const I* ip, T* op, T* sp, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
-      const int64_t k = ip[j * is];
+      const int64_t k = static_cast<int64_t>(ip[j * is]);
       if (k < 0 || k >= size) out_of_bounds(k, dim, size);
       op[j * os] = sp[k * ss];
     }
   });
 }
 
-template <ScatterOp Op, typename T>
+template <ScatterOp Op, typename T, typename I>
 void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
                    const void* value) {
   const Plan p = make_plan(index, src, self, dim);
@@ -97,9 +96,9 @@ void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index,
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
   T v{};
   if (!src) std::memcpy(&v, value, sizeof(T));
-  run_rows<T>(p, index, src ? src->data : nullptr, self.data, [&](const int64_t* ip, T* srp, T* sp, int64_t n) {
+  run_rows<T, I>(p, index, src ? src->data : nullptr, self.data, [&](const I* ip, T* srp, T* sp, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
-      const int64_t k = ip[j * is];
+      const int64_t k = static_cast<int64_t>(ip[j * is]);
       if (k < 0 || k >= size) out_of_bounds(k, dim, size);
       combine<Op>(sp + k * ss, srp ? srp[j * srs] : v);
     }
@@ -115,12 +114,39 @@ void check(const TensorDesc& t, const char* what) {
 void check_dims(const TensorDesc& self, int64_t dim, const TensorDesc& index) {
   check(self, "self");
   check(index, "index");
-  if (index.dtype != DType::kInt64) throw std::invalid_argument("scatter/gather: index must be int64");
+  if (index.dtype != DType::kInt64 && index.dtype != DType::kInt32) {
+    throw std::invalid_argument("scatter/gather: index must be int64 or int32");
+  }
   const int64_t nd = static_cast<int64_t>(std::max(self.sizes.size(), index.sizes.size()));
   if (dim < 0 || dim >= std::max<int64_t>(1, nd)) throw std::invalid_argument("scatter/gather: bad dim");
   if (!index.sizes.empty() && !self.sizes.empty() && index.sizes.size() != self.sizes.size()) {
     throw std::invalid_argument("scatter/gather: index and self ranks differ");
   }
+}
+
+template <typename I>
+void scatter_dispatch(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
+                      const void* value, ScatterOp op) {
+  if (op == ScatterOp::kAssign) {
+    visit_element_size(dtype_size(self.dtype), [&](auto tag) {
+      scatter_typed<ScatterOp::kAssign, typename decltype(tag)::type, I>(self, dim, index, src, value);
+    });
+    return;
+  }
+  visit_dtype(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    switch (op) {
+      case ScatterOp::kAdd: return scatter_typed<ScatterOp::kAdd, T, I>(self, dim, index, src, value);
+      case ScatterOp::kMul: return scatter_typed<ScatterOp::kMul, T, I>(self, dim, index, src, value);
+      case ScatterOp::kMax:
+        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMax, T, I>(self, dim, index, src, value);
+        break;
+      case ScatterOp::kMin:
+        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMin, T, I>(self, dim, index, src, value);
+        break;
+      case ScatterOp::kAssign: break;
+    }
+  });
 }
 
 }  // namespace
@@ -133,7 +159,12 @@ void gather(const TensorDesc& out, const TensorDesc& self, int64_t dim, const Te
   }
   if (index.numel() == 0) return;
   visit_element_size(dtype_size(self.dtype), [&](auto tag) {
-    gather_typed<typename decltype(tag)::type>(out, self, dim, index);
+    using T = typename decltype(tag)::type;
+    if (index.dtype == DType::kInt32) {
+      gather_typed<T, int32_t>(out, self, dim, index);
+    } else {
+      gather_typed<T, int64_t>(out, self, dim, index);
+    }
   });
 }
 
@@ -159,26 +190,11 @@ void scatter(const TensorDesc& self, int64_t dim, const TensorDesc& index, const
     throw std::invalid_argument(std::string("scatter: reduction not supported for ") + dtype_name(self.dtype));
   }
   if (index.numel() == 0) return;
-  if (op == ScatterOp::kAssign) {
-    visit_element_size(dtype_size(self.dtype), [&](auto tag) {
-      scatter_typed<ScatterOp::kAssign, typename decltype(tag)::type>(self, dim, index, src, value);
-    });
-    return;
+  if (index.dtype == DType::kInt32) {
+    scatter_dispatch<int32_t>(self, dim, index, src, value, op);
+  } else {
+    scatter_dispatch<int64_t>(self, dim, index, src, value, op);
   }
-  visit_dtype(self.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    switch (op) {
-      case ScatterOp::kAdd: return scatter_typed<ScatterOp::kAdd, T>(self, dim, index, src, value);
-      case ScatterOp::kMul: return scatter_typed<ScatterOp::kMul, T>(self, dim, index, src, value);
-      case ScatterOp::kMax:
-        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMax, T>(self, dim, index, src, value);
-        break;
-      case ScatterOp::kMin:
-        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMin, T>(self, dim, index, src, value);
-        break;
-      case ScatterOp::kAssign: break;
-    }
-  });
 }
 
 }  // namespace torch_tpu::kernels
