@@ -16,12 +16,12 @@
 namespace torch_tpu::kernels::ew {
 namespace {
 
-inline float erf_of(float x) { return vmath::erf_f(x); }
-inline double erf_of(double x) { return std::erf(x); }
-inline float tanh_of(float x) { return vmath::tanh_f(x); }
-inline double tanh_of(double x) { return std::tanh(x); }
-inline float exp_of(float x) { return vmath::exp_f(x); }
-inline double exp_of(double x) { return std::exp(x); }
+__attribute__((always_inline)) inline float erf_of(float x) { return vmath::erf_f(x); }
+__attribute__((always_inline)) inline double erf_of(double x) { return std::erf(x); }
+__attribute__((always_inline)) inline float tanh_of(float x) { return vmath::tanh_f(x); }
+__attribute__((always_inline)) inline double tanh_of(double x) { return std::tanh(x); }
+__attribute__((always_inline)) inline float exp_of(float x) { return vmath::exp_f(x); }
+__attribute__((always_inline)) inline double exp_of(double x) { return std::exp(x); }
 
 constexpr double kSqrt1_2 = 0.707106781186547524401;  // M_SQRT1_2
 constexpr double kSqrt2 = 1.41421356237309504880;     // M_SQRT2
@@ -33,7 +33,7 @@ struct GeluImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kGelu;
   static constexpr const char* kName = "gelu";
   template <typename T>
-  static T f(T x) {
+  __attribute__((always_inline)) static T f(T x) {
     return x * T(0.5) * (T(1) + erf_of(x * T(kSqrt1_2)));
   }
 };
@@ -43,7 +43,7 @@ struct GeluTanhImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kGeluTanh;
   static constexpr const char* kName = "gelu_tanh";
   template <typename T>
-  static T f(T x) {
+  __attribute__((always_inline)) static T f(T x) {
     const T inner = T(kSqrt2 * k2SqrtPi * 0.5) * (x + T(kKappa) * x * x * x);
     return T(0.5) * x * (T(1) + tanh_of(inner));
   }
@@ -54,7 +54,7 @@ struct GeluBackwardImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kGeluBackward;
   static constexpr const char* kName = "gelu_backward";
   template <typename T>
-  static T f(T dy, T x) {
+  __attribute__((always_inline)) static T f(T dy, T x) {
     const T cdf = T(0.5) * (T(1) + erf_of(x * T(kSqrt1_2)));
     const T pdf = exp_of(T(-0.5) * x * x) * T(k2SqrtPi * kSqrt1_2 * 0.5);
     return dy * (cdf + x * pdf);
@@ -65,7 +65,7 @@ struct GeluTanhBackwardImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kGeluTanhBackward;
   static constexpr const char* kName = "gelu_tanh_backward";
   template <typename T>
-  static T f(T dy, T x) {
+  __attribute__((always_inline)) static T f(T dy, T x) {
     const T beta = T(kSqrt2 * k2SqrtPi * 0.5);
     const T x_sq = x * x;
     const T inner = beta * (x + T(kKappa) * x_sq * x);
@@ -84,7 +84,7 @@ struct SiluImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kSilu;
   static constexpr const char* kName = "silu";
   template <typename T>
-  static T f(T x) {
+  __attribute__((always_inline)) static T f(T x) {
     return x / (T(1) + exp_of(-x));
   }
 };
@@ -94,7 +94,7 @@ struct SiluBackwardImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kSiluBackward;
   static constexpr const char* kName = "silu_backward";
   template <typename T>
-  static T f(T dy, T x) {
+  __attribute__((always_inline)) static T f(T dy, T x) {
     const T s = T(1) / (T(1) + exp_of(-x));
     return dy * s * (T(1) + x * (T(1) - s));
   }
@@ -129,7 +129,7 @@ struct TanhBackwardImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kTanhBackward;
   static constexpr const char* kName = "tanh_backward";
   template <typename T>
-  static T f(T dy, T y) {
+  __attribute__((always_inline)) static T f(T dy, T y) {
     return dy * (T(1) - y * y);
   }
 };

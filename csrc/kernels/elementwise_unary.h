@@ -31,7 +31,7 @@ struct FloatUnaryOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     explicit Fn(const std::vector<ScalarArg>&) {}
-    M operator()(M a) const { return Impl::f(a); }
+    __attribute__((always_inline)) M operator()(M a) const { return Impl::f(a); }
   };
 };
 
@@ -48,7 +48,7 @@ struct FloatBinaryOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     explicit Fn(const std::vector<ScalarArg>&) {}
-    M operator()(M a, M b) const { return Impl::f(a, b); }
+    __attribute__((always_inline)) M operator()(M a, M b) const { return Impl::f(a, b); }
   };
 };
 

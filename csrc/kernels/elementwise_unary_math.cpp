@@ -22,7 +22,7 @@ namespace {
   struct Name {                                                    \
     static constexpr ElementwiseOp kOp = ElementwiseOp::OP;        \
     static constexpr const char* kName = NAME;                     \
-    static float f(float x) { return FLOAT_EXPR; }                 \
+    __attribute__((always_inline)) static float f(float x) { return FLOAT_EXPR; }  \
     static double f(double x) { return DOUBLE_EXPR; }              \
   };
 

@@ -3,8 +3,9 @@
 // turns an elementwise loop that calls them into AVX-512 code, as CPU PyTorch
 // does with its SLEEF-based Vectorized<float>. Accuracy: a few ulp over the
 // whole float range (checked against double-precision references in
-// csrc/kernels/tests/test_vec_math.cpp); IEEE special values as libm gives
-// them. Torch-free; include after elementwise_fp_contract.h (every fused
+// csrc/kernels/tests/test_elementwise_unary.cpp); IEEE special values as libm gives
+// them. Always inlined, so a loop that calls several still vectorizes.
+// Torch-free; include after elementwise_fp_contract.h (every fused
 // operation here is an explicit std::fma).
 //
 // Algorithms (textbook, see e.g. Muller, "Elementary Functions"):
@@ -75,7 +76,7 @@ __attribute__((always_inline)) inline float expm1_poly(float r) {
   return std::fma(p, r, 0.5f);
 }
 
-inline float exp_f(float x) {
+__attribute__((always_inline)) inline float exp_f(float x) {
   const float xc = x > 89.0f ? 89.0f : (x < -104.0f ? -104.0f : x);  // NaN -> -104, fixed below
   const float n = rint_f(xc * kLog2e);
   float r = std::fma(-n, kLn2Hi, xc);
@@ -84,7 +85,7 @@ inline float exp_f(float x) {
   return x != x ? x : y;
 }
 
-inline float exp2_f(float x) {
+__attribute__((always_inline)) inline float exp2_f(float x) {
   const float xc = x > 129.0f ? 129.0f : (x < -151.0f ? -151.0f : x);
   const float n = rint_f(xc);
   const float r = (xc - n) * kLn2;  // xc - n is exact
@@ -92,7 +93,7 @@ inline float exp2_f(float x) {
   return x != x ? x : y;
 }
 
-inline float expm1_f(float x) {
+__attribute__((always_inline)) inline float expm1_f(float x) {
   const float xc = x > 88.8f ? 88.8f : (x < -30.0f ? -30.0f : x);  // expm1(-30) rounds to -1
   const float n = rint_f(xc * kLog2e);
   float r = std::fma(-n, kLn2Hi, xc);
@@ -139,14 +140,14 @@ __attribute__((always_inline)) inline float log_specials(float x, float y) {
   return x != x ? x : y;
 }
 
-inline float log_f(float x) {
+__attribute__((always_inline)) inline float log_f(float x) {
   float k, f;
   log_reduce(x, k, f);
   const float y = std::fma(k, kLn2Hi, std::fma(k, kLn2Lo, log1p_reduced(f)));
   return log_specials(x, y);
 }
 
-inline float log2_f(float x) {
+__attribute__((always_inline)) inline float log2_f(float x) {
   float k, f;
   log_reduce(x, k, f);
   const float l = log1p_reduced(f);
@@ -155,7 +156,7 @@ inline float log2_f(float x) {
   return log_specials(x, y);
 }
 
-inline float log10_f(float x) {
+__attribute__((always_inline)) inline float log10_f(float x) {
   constexpr float kLog10eHi = 0.434294481903251828f;
   constexpr float kLog10eLo = -1.010305006e-8f;  // log10(e) - kLog10eHi
   constexpr float kLog10_2Hi = 0x1.344p-2f;  // trailing zeros: k * hi exact
@@ -167,7 +168,7 @@ inline float log10_f(float x) {
   return log_specials(x, y);
 }
 
-inline float log1p_f(float x) {
+__attribute__((always_inline)) inline float log1p_f(float x) {
   const float u = 1.0f + x;
   // log(u) + (x - (u - 1)) / u: the rounding error of 1 + x, to first order.
   float k, f;
@@ -182,7 +183,7 @@ inline float log1p_f(float x) {
   return x != x ? x : y;
 }
 
-inline float tanh_f(float x) {
+__attribute__((always_inline)) inline float tanh_f(float x) {
   const float a = std::fabs(x);
   const float ac = a < 9.5f ? a : 9.5f;  // tanh(9.5) rounds to 1
   const float e = expm1_f(2.0f * ac);
@@ -192,9 +193,9 @@ inline float tanh_f(float x) {
   return x != x ? x : y;
 }
 
-inline float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
+__attribute__((always_inline)) inline float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
 
-inline float erf_f(float x) {
+__attribute__((always_inline)) inline float erf_f(float x) {
   const float a = std::fabs(x);
   // |x| < 1: x P(x^2), relative error ~1.5e-7.
   const float z = a * a;
