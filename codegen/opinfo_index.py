@@ -170,8 +170,11 @@ class Index:
             self._by_full.setdefault(f.formatted_name, f)
 
     def named(self, name: str) -> List[OpInfoFacts]:
-        """An OpInfo name (all its variants), "name.variant", or torch's
-        formatted "name_variant"; [] if unknown."""
+        """An OpInfo name (all its variants), "name." (only the one without a
+        variant), "name.variant", or torch's formatted "name_variant"; [] if
+        unknown."""
+        if name.endswith(".") and name[:-1] in self._by_name:
+            return [f for f in self._by_name[name[:-1]] if not f.variant]
         if name in self._by_name:
             return list(self._by_name[name])
         f = self._by_full.get(name)

@@ -8,7 +8,7 @@ import os
 import re
 from typing import Dict
 
-_DECLARE = re.compile(r"^\s*DECLARE_DISPATCH\(\s*(.+?)\s*,\s*(\w+)\s*\)", re.S | re.M)
+_DECLARE = re.compile(r"^\s*DECLARE_DISPATCH\(\s*(.+?)\s*,\s*(\w+)\s*\)[ \t]*$", re.S | re.M)
 
 
 def include_dir() -> str:

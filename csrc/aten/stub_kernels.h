@@ -75,4 +75,41 @@ void index_put_with_sort_kernel(at::Tensor& self, const c10::List<std::optional<
                                 const at::Tensor& value, bool accumulate, bool unsafe);  // index_put_with_sort_stub
 void register_index_helper_stubs();
 
+// --- unary elementwise (stub_kernels_unary_math.cpp) ---
+// ATen/native/UnaryOps.h: the floating ops (integer inputs arrive promoted
+// to the default float dtype), sign and rounding.
+void exp_kernel(at::TensorIteratorBase& iter);         // exp_stub
+void exp2_kernel(at::TensorIteratorBase& iter);        // exp2_stub
+void expm1_kernel(at::TensorIteratorBase& iter);       // expm1_stub
+void log_kernel(at::TensorIteratorBase& iter);         // log_stub
+void log1p_kernel(at::TensorIteratorBase& iter);       // log1p_stub
+void log2_kernel(at::TensorIteratorBase& iter);        // log2_stub
+void log10_kernel(at::TensorIteratorBase& iter);       // log10_stub
+void sqrt_kernel(at::TensorIteratorBase& iter);        // sqrt_stub
+void rsqrt_kernel(at::TensorIteratorBase& iter);       // rsqrt_stub
+void sin_kernel(at::TensorIteratorBase& iter);         // sin_stub
+void cos_kernel(at::TensorIteratorBase& iter);         // cos_stub
+void tan_kernel(at::TensorIteratorBase& iter);         // tan_stub
+void tanh_kernel(at::TensorIteratorBase& iter);        // tanh_stub
+void sigmoid_kernel(at::TensorIteratorBase& iter);     // sigmoid_stub
+void erf_kernel(at::TensorIteratorBase& iter);         // erf_stub
+void reciprocal_kernel(at::TensorIteratorBase& iter);  // reciprocal_stub
+void sign_kernel(at::TensorIteratorBase& iter);        // sign_stub (also sgn of real dtypes)
+void floor_kernel(at::TensorIteratorBase& iter);       // floor_stub
+void ceil_kernel(at::TensorIteratorBase& iter);        // ceil_stub
+void round_kernel(at::TensorIteratorBase& iter);       // round_stub
+void round_decimals_kernel(at::TensorIteratorBase& iter, int64_t decimals);  // round_decimals_stub
+void trunc_kernel(at::TensorIteratorBase& iter);       // trunc_stub
+void frac_kernel(at::TensorIteratorBase& iter);        // frac_stub
+// ATen/native/TensorCompare.h: bool results.
+void isposinf_kernel(at::TensorIteratorBase& iter);    // isposinf_stub
+void isneginf_kernel(at::TensorIteratorBase& iter);    // isneginf_stub
+// ATen/native/Activation.h and BinaryOps.h (stub_kernels_activation.cpp).
+void silu_kernel(at::TensorIteratorBase& iter);              // silu_stub
+void silu_backward_kernel(at::TensorIteratorBase& iter);     // silu_backward_stub
+void sigmoid_backward_kernel(at::TensorIteratorBase& iter);  // sigmoid_backward_stub
+void tanh_backward_kernel(at::TensorIteratorBase& iter);     // tanh_backward_stub
+void threshold_kernel(at::TensorIteratorBase& iter, const c10::Scalar& threshold,
+                      const c10::Scalar& value);             // threshold_stub (also threshold_backward)
+
 }  // namespace torch_tpu::aten

@@ -52,7 +52,17 @@ namespace {
 
 // In ElementwiseOp order.
 constexpr const OpEntry* kOps[] = {&kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry,
-                                   &kMulEntry, &kDivEntry, &kConjEntry};
+                                   &kMulEntry, &kDivEntry, &kConjEntry,
+                                   // unary elementwise
+                                   &kExpEntry, &kExp2Entry, &kExpm1Entry, &kLogEntry, &kLog1pEntry,
+                                   &kLog2Entry, &kLog10Entry, &kSqrtEntry, &kRsqrtEntry, &kSinEntry,
+                                   &kCosEntry, &kTanEntry, &kTanhEntry, &kSigmoidEntry, &kErfEntry,
+                                   &kReciprocalEntry, &kSignEntry, &kFloorEntry, &kCeilEntry,
+                                   &kRoundEntry, &kRoundDecimalsEntry, &kTruncEntry, &kFracEntry,
+                                   &kIsNanEntry, &kIsPosInfEntry, &kIsNegInfEntry, &kGeluEntry,
+                                   &kGeluTanhEntry, &kGeluBackwardEntry, &kGeluTanhBackwardEntry,
+                                   &kSiluEntry, &kSiluBackwardEntry, &kSigmoidBackwardEntry,
+                                   &kTanhBackwardEntry, &kThresholdEntry};
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {

@@ -35,8 +35,44 @@ enum class ElementwiseOp : int16_t {
   kMul,  // a * b
   kDiv,  // a / b, true division
   kConj,  // complex conjugate; other dtypes: a
+  // --- unary elementwise (elementwise_unary_*.cpp, elementwise_activation.cpp) ---
+  kExp,
+  kExp2,
+  kExpm1,
+  kLog,
+  kLog1p,
+  kLog2,
+  kLog10,
+  kSqrt,
+  kRsqrt,
+  kSin,
+  kCos,
+  kTan,
+  kTanh,
+  kSigmoid,
+  kErf,
+  kReciprocal,
+  kSign,           // -1, 0, 1 (0 for NaN); bool: a
+  kFloor,
+  kCeil,
+  kRound,          // half to even
+  kRoundDecimals,  // round(a * 10^d) / 10^d, d < 0: round(a / 10^-d) * 10^-d   (args: decimals)
+  kTrunc,
+  kFrac,           // a - trunc(a)
+  kIsNan,          // -> bool
+  kIsPosInf,       // -> bool
+  kIsNegInf,       // -> bool
+  kGelu,           // a * Phi(a)
+  kGeluTanh,       // gelu, tanh approximation
+  kGeluBackward,      // (grad, a)
+  kGeluTanhBackward,  // (grad, a)
+  kSilu,
+  kSiluBackward,      // (grad, a)
+  kSigmoidBackward,   // (grad, y): grad * (1 - y) * y
+  kTanhBackward,      // (grad, y): grad * (1 - y * y)
+  kThreshold,         // (a, other): a <= threshold ? value : other   (args: threshold, value)
 };
-constexpr int kNumElementwiseOps = 7;
+constexpr int kNumElementwiseOps = 42;
 
 // A scalar argument, converted by the kernel to the compute dtype (with
 // convert(): integers wrap, complex -> real takes the real part).

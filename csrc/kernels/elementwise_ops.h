@@ -59,5 +59,44 @@ extern const OpEntry kAddEntry;
 extern const OpEntry kSubEntry;
 extern const OpEntry kMulEntry;
 extern const OpEntry kDivEntry;
+// --- unary elementwise ---
+// elementwise_unary_math.cpp
+extern const OpEntry kExpEntry;
+extern const OpEntry kExp2Entry;
+extern const OpEntry kExpm1Entry;
+extern const OpEntry kLogEntry;
+extern const OpEntry kLog1pEntry;
+extern const OpEntry kLog2Entry;
+extern const OpEntry kLog10Entry;
+extern const OpEntry kSqrtEntry;
+extern const OpEntry kRsqrtEntry;
+extern const OpEntry kSinEntry;
+extern const OpEntry kCosEntry;
+extern const OpEntry kTanEntry;
+extern const OpEntry kTanhEntry;
+extern const OpEntry kSigmoidEntry;
+extern const OpEntry kErfEntry;
+extern const OpEntry kReciprocalEntry;
+// elementwise_unary_round.cpp
+extern const OpEntry kSignEntry;
+extern const OpEntry kFloorEntry;
+extern const OpEntry kCeilEntry;
+extern const OpEntry kRoundEntry;
+extern const OpEntry kRoundDecimalsEntry;
+extern const OpEntry kTruncEntry;
+extern const OpEntry kFracEntry;
+extern const OpEntry kIsNanEntry;
+extern const OpEntry kIsPosInfEntry;
+extern const OpEntry kIsNegInfEntry;
+// elementwise_activation.cpp
+extern const OpEntry kGeluEntry;
+extern const OpEntry kGeluTanhEntry;
+extern const OpEntry kGeluBackwardEntry;
+extern const OpEntry kGeluTanhBackwardEntry;
+extern const OpEntry kSiluEntry;
+extern const OpEntry kSiluBackwardEntry;
+extern const OpEntry kSigmoidBackwardEntry;
+extern const OpEntry kTanhBackwardEntry;
+extern const OpEntry kThresholdEntry;
 
 }  // namespace torch_tpu::kernels::ew

@@ -1,0 +1,141 @@
+// The unary elementwise family: the float approximations of vec_math.h
+// against double-precision libm over a sweep of all float bit patterns
+// (specials included), and the bool results of the predicates (isnan,
+// isposinf, isneginf) through every loop path: direct (float, float16),
+// buffered (strided input, non-bool output dtype).
+#include "kernels/elementwise_fp_contract.h"  // vec_math.h's fused operations are explicit
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "elementwise_test_util.h"
+#include "kernels/vec_math.h"
+#include "testing/harness.h"
+
+using namespace ew_test;
+namespace vm = torch_tpu::kernels::vmath;
+
+namespace {
+
+// |got - ref| in units in the last place of float at ref (subnormal ulp
+// below 2^-126); 0 when both are the same special value, 1e9 on mismatch.
+double ulps(float got, double ref) {
+  if (std::isnan(ref)) return std::isnan(got) ? 0 : 1e9;
+  const float rf = static_cast<float>(ref);
+  if (std::isinf(rf)) return got == rf ? 0 : (std::isinf(got) ? 1e9 : (std::fabs(ref) > 3.4e38 ? 1 : 1e9));
+  const double a = std::fabs(ref);
+  const double u = a < 0x1p-126 ? 0x1p-149 : std::ldexp(1.0, std::ilogb(static_cast<float>(a)) - 23);
+  return std::fabs(static_cast<double>(got) - ref) / u;
+}
+
+template <typename F, typename R>
+void sweep(const char* name, F f, R ref, double max_ulps) {
+  double worst = 0;
+  float worst_x = 0;
+  // Every 997th bit pattern (both signs, all exponents), plus specials.
+  std::vector<float> xs = {0.0f, -0.0f, 1.0f, -1.0f, std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+                           -std::numeric_limits<float>::max()};
+  for (uint64_t b = 0; b < (1ull << 32); b += 997) {
+    float x;
+    const uint32_t bits = static_cast<uint32_t>(b);
+    std::memcpy(&x, &bits, 4);
+    xs.push_back(x);
+  }
+  for (float x : xs) {
+    const double e = ulps(f(x), ref(static_cast<double>(x)));
+    if (e > worst || (std::isnan(e))) {
+      worst = e;
+      worst_x = x;
+    }
+  }
+  CHECK_MSG(worst <= max_ulps, std::string(name) + ": " + std::to_string(worst) + " ulp at x = " +
+                                   std::to_string(worst_x));
+}
+
+}  // namespace
+
+TEST(vec_math_exp_family_within_a_few_ulp) {
+  sweep("exp", vm::exp_f, [](double x) { return std::exp(x); }, 2);
+  sweep("exp2", vm::exp2_f, [](double x) { return std::exp2(x); }, 2);
+  sweep("expm1", vm::expm1_f, [](double x) { return std::expm1(x); }, 2);
+}
+
+TEST(vec_math_log_family_within_a_few_ulp) {
+  sweep("log", vm::log_f, [](double x) { return std::log(x); }, 2);
+  sweep("log2", vm::log2_f, [](double x) { return std::log2(x); }, 2);
+  sweep("log10", vm::log10_f, [](double x) { return std::log10(x); }, 2);
+  sweep("log1p", vm::log1p_f, [](double x) { return std::log1p(x); }, 2);
+}
+
+TEST(vec_math_tanh_erf_within_a_few_ulp) {
+  sweep("tanh", vm::tanh_f, [](double x) { return std::tanh(x); }, 3);
+  sweep("erf", vm::erf_f, [](double x) { return std::erf(x); }, 3);
+}
+
+TEST(vec_math_keeps_signed_zeros_and_exact_points) {
+  CHECK(std::signbit(vm::expm1_f(-0.0f)) && vm::expm1_f(-0.0f) == 0.0f);
+  CHECK(std::signbit(vm::log1p_f(-0.0f)));
+  CHECK(std::signbit(vm::tanh_f(-0.0f)));
+  CHECK(std::signbit(vm::erf_f(-0.0f)));
+  CHECK_EQ(vm::exp_f(0.0f), 1.0f);
+  CHECK_EQ(vm::exp2_f(10.0f), 1024.0f);
+  CHECK_EQ(vm::log_f(1.0f), 0.0f);
+  CHECK_EQ(vm::log2_f(0x1p-140f), -140.0f);
+  CHECK_EQ(vm::log_f(0.0f), -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(vm::log_f(-1.0f)));
+  CHECK_EQ(vm::log1p_f(-1.0f), -std::numeric_limits<float>::infinity());
+  CHECK_EQ(vm::tanh_f(-100.0f), -1.0f);
+  CHECK_EQ(vm::erf_f(5.0f), 1.0f);
+  CHECK_EQ(vm::exp_f(-200.0f), 0.0f);
+  CHECK_EQ(vm::exp_f(100.0f), std::numeric_limits<float>::infinity());
+}
+
+namespace {
+
+// Runs a predicate over `vals` of dtype t into an output of dtype od, input
+// with element stride `stride`; returns the outputs as doubles.
+std::vector<double> predicate(ElementwiseOp op, DType t, DType od, const std::vector<double>& vals, int64_t stride) {
+  const int64_t n = static_cast<int64_t>(vals.size());
+  Buf x = make_buf(t, n * stride, 0, {stride});
+  Buf out = dense(od, {n});
+  for (int64_t i = 0; i < n; ++i) set_value(x, i * stride, vals[i]);
+  ElementwiseDesc d;
+  d.shape = {n};
+  d.compute = t;
+  d.operands = {out.operand(), x.operand()};
+  elementwise(op, d);
+  std::vector<double> r;
+  for (int64_t i = 0; i < n; ++i) r.push_back(get_value(out, i).first);
+  return r;
+}
+
+}  // namespace
+
+TEST(elementwise_predicates_write_bool_on_every_path) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> vals;
+  for (int i = 0; i < 100; ++i) vals.push_back(i % 5 == 0 ? -inf : (i % 5 == 1 ? inf : (i % 5 == 2 ? nan : i - 50.0)));
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
+    for (DType od : {DType::kBool, DType::kFloat32, DType::kInt64}) {
+      for (int64_t stride : {1, 3}) {
+        const auto neg = predicate(ElementwiseOp::kIsNegInf, t, od, vals, stride);
+        const auto pos = predicate(ElementwiseOp::kIsPosInf, t, od, vals, stride);
+        const auto isn = predicate(ElementwiseOp::kIsNan, t, od, vals, stride);
+        for (size_t i = 0; i < vals.size(); ++i) {
+          CHECK_EQ(neg[i], vals[i] == -inf ? 1.0 : 0.0);
+          CHECK_EQ(pos[i], vals[i] == inf ? 1.0 : 0.0);
+          CHECK_EQ(isn[i], std::isnan(vals[i]) ? 1.0 : 0.0);
+        }
+      }
+    }
+  }
+  // Integer inputs: never NaN or infinite.
+  const auto ints = predicate(ElementwiseOp::kIsNan, DType::kInt32, DType::kBool, {1, 2, 3}, 1);
+  for (double v : ints) CHECK_EQ(v, 0.0);
+}
