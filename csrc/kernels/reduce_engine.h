@@ -34,9 +34,9 @@
 
 namespace torch_tpu::kernels::red {
 
-constexpr int64_t kPairBlock = 2048;   // contiguous elements summed by one lane loop
+constexpr int64_t kPairBlock = 4096;   // contiguous elements summed by one lane loop
 constexpr int64_t kStridedBlock = 64;  // strided elements summed sequentially
-constexpr int64_t kRowBlock = 8;       // rows summed sequentially by the outer loop
+constexpr int64_t kRowBlock = 16;      // rows summed sequentially by the outer loop
 constexpr int64_t kMinTaskElems = 16384;
 
 template <class Op>
@@ -54,16 +54,20 @@ struct Engine {
 
   // Contiguous or strided run of n elements starting at p.
   Acc run(const char* p, int64_t n, int64_t stride, int64_t idx0) const {
-    const bool contiguous = stride == kElem;
+    if (stride == kElem) {
+      Acc acc[kL];
+      lanes(reinterpret_cast<const In*>(p), n, idx0, acc);
+      for (int w = kL / 2; w >= 1; w /= 2) {
+        for (int j = 0; j < w; ++j) acc[j] = op.combine(acc[j], acc[j + w]);
+      }
+      return acc[0];
+    }
     if constexpr (Op::kPairwise) {
-      const int64_t block = contiguous ? kPairBlock : kStridedBlock;
-      if (n > block) {
-        int64_t half = n / 2;
-        if (contiguous) half = (half + kL - 1) / kL * kL;
+      if (n > kStridedBlock) {
+        const int64_t half = n / 2;
         return op.combine(run(p, half, stride, idx0), run(p + half * stride, n - half, stride, idx0 + half));
       }
     }
-    if (contiguous) return lanes(reinterpret_cast<const In*>(p), n, idx0);
     Acc acc = op.identity();
     for (int64_t i = 0; i < n; ++i) {
       In x;
@@ -73,18 +77,52 @@ struct Engine {
     return acc;
   }
 
-  Acc lanes(const In* __restrict p, int64_t n, int64_t idx0) const {
-    Acc acc[kL];
-    for (int j = 0; j < kL; ++j) acc[j] = op.identity();
+  // kL accumulators over a contiguous run: lane j sees elements j, j + kL,
+  // ... Sums split long runs in halves lane-wise (pairwise per lane, the
+  // lanes added only once at the end).
+  void lanes(const In* __restrict p, int64_t n, int64_t idx0, Acc* __restrict acc) const {
+    if constexpr (Op::kPairwise) {
+      if (n > kPairBlock) {
+        const int64_t half = (n / 2 + kL - 1) / kL * kL;
+        Acc right[kL];
+        lanes(p, half, idx0, acc);
+        lanes(p + half, n - half, idx0 + half, right);
+        for (int j = 0; j < kL; ++j) acc[j] = op.combine(acc[j], right[j]);
+        return;
+      }
+    }
     int64_t i = 0;
+    if constexpr (requires { Op::kArgLanes; }) {
+      // Index ops: values and indices in separate lanes so the loop
+      // vectorizes; a lane keeps its first extreme (take() is strict).
+      using V = typename Op::V;
+      if (n >= kL) {
+        V best[kL];
+        int64_t at[kL];
+        for (int j = 0; j < kL; ++j) {
+          best[j] = op.value(p[j]);
+          at[j] = idx0 + j;
+        }
+        for (i = kL; i + kL <= n; i += kL) {
+          for (int j = 0; j < kL; ++j) {
+            const V x = op.value(p[i + j]);
+            const bool t = op.take(x, best[j]);
+            best[j] = t ? x : best[j];
+            at[j] = t ? idx0 + i + j : at[j];
+          }
+        }
+        for (int j = 0; j < kL; ++j) acc[j] = Acc{best[j], at[j]};
+      } else {
+        for (int j = 0; j < kL; ++j) acc[j] = op.identity();
+      }
+      for (int j = 0; i + j < n; ++j) acc[j] = op.combine(acc[j], op.load(p[i + j], idx0 + i + j));
+      return;
+    }
+    for (int j = 0; j < kL; ++j) acc[j] = op.identity();
     for (; i + kL <= n; i += kL) {
       for (int j = 0; j < kL; ++j) acc[j] = op.combine(acc[j], op.load(p[i + j], idx0 + i + j));
     }
     for (int j = 0; i + j < n; ++j) acc[j] = op.combine(acc[j], op.load(p[i + j], idx0 + i + j));
-    for (int w = kL / 2; w >= 1; w /= 2) {
-      for (int j = 0; j < w; ++j) acc[j] = op.combine(acc[j], acc[j + w]);
-    }
-    return acc[0];
   }
 
   // Flat reduced indices [a, b) of the output whose input starts at base.

@@ -37,10 +37,11 @@ struct ValueOp {
 
   Acc identity() const { return worst<Acc, kMax>(); }
   Acc load(T x, int64_t) const { return real_value(x); }
+  // A NaN in `a` survives the comparison (false); one in `b` is taken.
   Acc combine(Acc a, Acc b) const {
     const Acc better = (kMax ? b > a : b < a) ? b : a;
     if constexpr (std::is_floating_point_v<Acc>) {
-      return a != a ? a : (b != b ? b : better);
+      return b != b ? b : better;
     } else {
       return better;
     }
@@ -63,7 +64,18 @@ struct IndexOp {
   using Acc = ArgAcc<V>;
   static constexpr bool kPairwise = false;
   static constexpr int kLanes = 16;
+  static constexpr bool kArgLanes = true;
   DType out_t;
+
+  V value(T x) const { return real_value(x); }
+  // x replaces the lane's best: strictly better, or a first NaN.
+  bool take(V x, V best) const {
+    if constexpr (std::is_floating_point_v<V>) {
+      return (kMax ? x > best : x < best) || (x != x && best == best);
+    } else {
+      return kMax ? x > best : x < best;
+    }
+  }
 
   Acc identity() const { return {worst<V, kMax>(), -1}; }
   Acc load(T x, int64_t i) const { return {real_value(x), i}; }

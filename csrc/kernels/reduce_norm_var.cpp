@@ -54,7 +54,7 @@ struct NormOp {
   Acc combine(Acc a, Acc b) const {
     if constexpr (K == NormKind::kInf || K == NormKind::kNegInf) {
       const Acc better = (K == NormKind::kInf ? b > a : b < a) ? b : a;
-      return a != a ? a : (b != b ? b : better);
+      return b != b ? b : better;  // a NaN in a survives the comparison
     } else {
       return a + b;
     }
