@@ -86,10 +86,21 @@ def _guard(v: Variant) -> List[str]:
     return lines
 
 
+def _structured_arg(a) -> str:
+    """A structured kernel takes `Tensor?` and `Scalar?` as
+    at::OptionalTensorRef / at::OptionalScalarRef (as torchgen converts them)."""
+    if str(a.type) == "Tensor?":
+        return (f"(({a.name}.has_value() && (*{a.name}).defined()) ? at::OptionalTensorRef(*{a.name}) "
+                f": at::OptionalTensorRef())")
+    if str(a.type) == "Scalar?":
+        return f"({a.name}.has_value() ? at::OptionalScalarRef(&{a.name}.value()) : at::OptionalScalarRef())"
+    return a.name
+
+
 def _structured(v: Variant) -> List[str]:
     func = v.upstream.func
     outs = [a.name for a in func.arguments.out]
-    args = [a.name for a in func.arguments.flat_non_out]
+    args = [_structured_arg(a) for a in func.arguments.flat_non_out]
     n_out = len(func.returns)
     cls = f"at::native::{v.native}"
     if v.kind == "functional":

@@ -51,8 +51,18 @@ BlockIo block_io(DType compute, DType other, bool widen) {
 namespace {
 
 // In ElementwiseOp order.
-constexpr const OpEntry* kOps[] = {&kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry,
-                                   &kMulEntry, &kDivEntry, &kConjEntry};
+constexpr const OpEntry* kOps[] = {
+    &kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry, &kMulEntry, &kDivEntry, &kConjEntry,
+    // --- binary elementwise (kern/binary) ---
+    &kDivTruncEntry, &kDivFloorEntry, &kRemainderEntry, &kFmodEntry,
+    &kMaximumEntry, &kMinimumEntry, &kFmaxEntry, &kFminEntry,
+    &kClampEntry, &kClampScalarEntry, &kClampMinScalarEntry, &kClampMaxScalarEntry,
+    &kWhereEntry,
+    &kEqEntry, &kNeEntry, &kLtEntry, &kLeEntry, &kGtEntry, &kGeEntry,
+    &kLogicalAndEntry, &kLogicalOrEntry, &kLogicalXorEntry, &kLogicalNotEntry,
+    &kBitwiseAndEntry, &kBitwiseOrEntry, &kBitwiseXorEntry, &kBitwiseNotEntry, &kLshiftEntry, &kRshiftEntry,
+    &kPowEntry, &kPowScalarEntry, &kAtan2Entry, &kHypotEntry,
+    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry};
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {

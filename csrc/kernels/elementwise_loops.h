@@ -11,9 +11,13 @@
 //       explicit Fn(const std::vector<ScalarArg>& args);
 //       M operator()(M a, M b) const;                   // kInputs arguments
 //     };
+//     // optional: used instead of Fn for float16/bfloat16 when input 1 is
+//     // one value everywhere (CPU's is_scalar(2) branches)
+//     template <typename C> struct FnScalarOther { ... };
 //   };
-// (Ops whose result has another type than their inputs, such as comparisons,
-// need a result compute type in run_typed; see the static_assert there.)
+// Fn may return bool instead of M (comparisons, logical ops, predicates such
+// as isneginf): the result is then a Bool in compute terms and is converted
+// from bool to the output's dtype (result_storage_t below).
 //
 // How a row (a piece of the innermost dimension) runs:
 //   direct    every operand is already in the compute dtype, which is its
@@ -171,8 +175,10 @@ inline void float_to_reduced(C* d, const float* s, int64_t n) {
 // at a time are widened into registers (small arrays the compiler keeps in
 // vector registers or L1), computed, and rounded back, so every element
 // crosses memory once. in[k] is unused for scalar inputs (value[k] instead).
-template <bool... S, typename Fn, typename C>
-__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, C* out, int64_t n,
+// R is float (rounded into `out`, of type C) or bool (written as bytes into
+// `out`, a bool tensor).
+template <typename R, bool... S, typename Fn, typename C>
+__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, void* out, int64_t n,
                                                   const std::array<const C*, sizeof...(S)>& in,
                                                   const std::array<float, sizeof...(S)>& value) {
   constexpr int N = sizeof...(S);
@@ -183,22 +189,20 @@ __attribute__((noinline)) void apply_reduced_loop(const Fn& fn, C* out, int64_t 
   float r[K];
   std::array<Ptrs<float>, N> p;
   for (int k = 0; k < N; ++k) p[k] = {s[k] ? &value[k] : x[k]};
-  int64_t i = 0;
-  for (; i + K <= n; i += K) {
-    for (int k = 0; k < N; ++k) {
-      if (!s[k]) reduced_to_float(x[k], in[k] + i, K);
-    }
-    apply_body<S...>(f, OutPtrs<float>{r}, K, p);
-    float_to_reduced(out + i, r, K);
-  }
-  if (i < n) {
-    const int64_t m = n - i;
+  const auto chunk = [&](int64_t i, int64_t m) {
     for (int k = 0; k < N; ++k) {
       if (!s[k]) reduced_to_float(x[k], in[k] + i, m);
     }
-    apply_body<S...>(f, OutPtrs<float>{r}, m, p);
-    float_to_reduced(out + i, r, m);
-  }
+    if constexpr (std::is_same_v<R, bool>) {
+      apply_body<S...>(f, OutPtrs<bool>{static_cast<uint8_t*>(out) + i}, m, p);
+    } else {
+      apply_body<S...>(f, OutPtrs<float>{r}, m, p);
+      float_to_reduced(static_cast<C*>(out) + i, r, m);
+    }
+  };
+  int64_t i = 0;
+  for (; i + K <= n; i += K) chunk(i, K);
+  if (i < n) chunk(i, n - i);
 }
 
 // Calls call(std::integer_sequence<bool, S...>{}) with the compile-time
@@ -233,16 +237,21 @@ struct OpTraits {
 template <typename Fn, typename M, int N, size_t... I>
 auto result_of(std::index_sequence<I...>) -> decltype(std::declval<const Fn&>()(((void)I, std::declval<M>())...));
 
-template <typename Op, typename C>
+// The compute storage type of an op's result R (buffer type M, compute type
+// C): C when the op returns its buffer type, Bool when it returns bool.
+template <typename C, typename M, typename R>
+using result_storage_t = std::conditional_t<std::is_same_v<R, M>, C, Bool>;
+
+template <typename Op, typename C, typename Fn = typename Op::template Fn<C>>
 void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
   constexpr int N = Op::kInputs;
-  using Fn = typename Op::template Fn<C>;
   using M = typename Fn::M;
   using R = decltype(result_of<Fn, M, N>(std::make_index_sequence<N>{}));
-  using RC = C;  // compute storage type of the result
-  static_assert(std::is_same_v<R, M>, "ops returning another type need a result compute type");
+  static_assert(std::is_same_v<R, M> || std::is_same_v<R, bool>, "an op returns its buffer type or bool");
+  using RC = result_storage_t<C, M, R>;  // compute storage type of the result
   constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C>;
-  constexpr bool kReducedDirect = is_reduced_v<C> && std::is_same_v<M, float> && std::is_same_v<R, M>;
+  constexpr bool kReducedDirect =
+      is_reduced_v<C> && std::is_same_v<M, float> && (std::is_same_v<R, M> || std::is_same_v<R, bool>);
 
   const Fn fn(args);
   const DType cdt = dtype_of_v<C>;
@@ -278,8 +287,8 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
       std::array<M, N> row_value = whole_value;
       std::array<Ptrs<M>, N> in{};
       unsigned mask = whole_mask;
-      bool direct = (kDirectType || kReducedDirect) && out_dtype == cdt &&
-                    out_stride == static_cast<int64_t>(sizeof(C));
+      bool direct = (kDirectType || kReducedDirect) && out_dtype == dtype_of_v<RC> &&
+                    out_stride == static_cast<int64_t>(sizeof(RC));
       for (int k = 0; k < N; ++k) {
         if (mask & (1u << k)) continue;
         const int op = 1 + k;
@@ -299,7 +308,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
           std::array<const C*, N> src{};
           for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
           with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
-            apply_reduced_loop<S...>(fn, reinterpret_cast<C*>(ptr[0]), n, src, row_value);
+            apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);
           });
           return;
         }
@@ -309,7 +318,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
           for (int k = 0; k < N; ++k) {
             if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[1 + k])};
           }
-          apply_dispatch<N>(mask, fn, OutPtrs<R>{reinterpret_cast<R*>(ptr[0])}, n, in);
+          apply_dispatch<N>(mask, fn, out_ptrs_at<R>(ptr[0]), n, in);
           return;
         }
       }
@@ -334,6 +343,14 @@ void run_op(const Plan& p, const std::vector<ScalarArg>& args) {
   visit_dtype(p.compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (Op::template supports<C>) {
+      // An op may compute float16/bfloat16 differently when its second input
+      // is one value (CPU's iter.is_scalar(2) branches): Op::FnScalarOther.
+      if constexpr (is_reduced_v<C> && requires { typename Op::template FnScalarOther<C>; }) {
+        if (p.whole_scalar[2]) {
+          run_typed<Op, C, typename Op::template FnScalarOther<C>>(p, args);
+          return;
+        }
+      }
       run_typed<Op, C>(p, args);
     } else {
       throw std::invalid_argument(std::string("elementwise ") + Op::kName + ": compute dtype " +
