@@ -120,7 +120,7 @@ struct PowScalarOp : OpTraits {
         // framework rounds the result once more (exactly).
         switch (c) {
           case kSqrt: return std::sqrt(a);
-          case kRsqrt: return M(1) / std::sqrt(a);
+          case kRsqrt: return M(1) / round_to<C>(std::sqrt(a));  // bfloat16: 1 / bf16(sqrt(x))
           case kRecip: return M(1) / a;
           case kSquare: return a * a;
           case kCube: return round_to<C>(a * a) * a;
