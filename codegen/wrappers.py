@@ -110,12 +110,26 @@ def _precomputed_impl_args(v: Variant, args: List[str]) -> List[str]:
     return out + appended
 
 
+def _structured_arg(a) -> str:
+    """A structured kernel takes `Tensor?` and `Scalar?` as
+    at::OptionalTensorRef / at::OptionalScalarRef (as torchgen converts them)."""
+    if str(a.type) == "Tensor?":
+        return (f"(({a.name}.has_value() && (*{a.name}).defined()) ? at::OptionalTensorRef(*{a.name}) "
+                f": at::OptionalTensorRef())")
+    if str(a.type) == "Scalar?":
+        return f"({a.name}.has_value() ? at::OptionalScalarRef(&{a.name}.value()) : at::OptionalScalarRef())"
+    return a.name
+
+
 def _structured(v: Variant) -> List[str]:
     func = v.upstream.func
     outs = [a.name for a in func.arguments.out]
-    args = [a.name for a in func.arguments.flat_non_out]
-    impl_args = _precomputed_impl_args(v, args)
-    meta = "auto precompute = op.meta" if impl_args != args else "op.meta"
+    names = [a.name for a in func.arguments.flat_non_out]
+    converted = {a.name: _structured_arg(a) for a in func.arguments.flat_non_out}
+    args = [converted[n] for n in names]
+    impl_names = _precomputed_impl_args(v, names)
+    impl_args = [converted.get(n, n) for n in impl_names]
+    meta = "auto precompute = op.meta" if impl_names != names else "op.meta"
     n_out = len(func.returns)
     cls = f"at::native::{v.native}"
     if v.kind == "functional":

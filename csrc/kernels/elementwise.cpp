@@ -51,18 +51,28 @@ BlockIo block_io(DType compute, DType other, bool widen) {
 namespace {
 
 // In ElementwiseOp order.
-constexpr const OpEntry* kOps[] = {&kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry,
-                                   &kMulEntry, &kDivEntry, &kConjEntry,
-                                   // unary elementwise
-                                   &kExpEntry, &kExp2Entry, &kExpm1Entry, &kLogEntry, &kLog1pEntry,
-                                   &kLog2Entry, &kLog10Entry, &kSqrtEntry, &kRsqrtEntry, &kSinEntry,
-                                   &kCosEntry, &kTanEntry, &kTanhEntry, &kSigmoidEntry, &kErfEntry,
-                                   &kReciprocalEntry, &kSignEntry, &kFloorEntry, &kCeilEntry,
-                                   &kRoundEntry, &kRoundDecimalsEntry, &kTruncEntry, &kFracEntry,
-                                   &kIsNanEntry, &kIsPosInfEntry, &kIsNegInfEntry, &kGeluEntry,
-                                   &kGeluTanhEntry, &kGeluBackwardEntry, &kGeluTanhBackwardEntry,
-                                   &kSiluEntry, &kSiluBackwardEntry, &kSigmoidBackwardEntry,
-                                   &kTanhBackwardEntry, &kThresholdEntry};
+constexpr const OpEntry* kOps[] = {
+    &kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry, &kMulEntry, &kDivEntry, &kConjEntry,
+    // unary (elementwise_unary_*.cpp, elementwise_activation.cpp)
+    &kExpEntry, &kExp2Entry, &kExpm1Entry, &kLogEntry, &kLog1pEntry,
+    &kLog2Entry, &kLog10Entry, &kSqrtEntry, &kRsqrtEntry, &kSinEntry,
+    &kCosEntry, &kTanEntry, &kTanhEntry, &kSigmoidEntry, &kErfEntry,
+    &kReciprocalEntry, &kSignEntry, &kFloorEntry, &kCeilEntry,
+    &kRoundEntry, &kRoundDecimalsEntry, &kTruncEntry, &kFracEntry,
+    &kIsNanEntry, &kIsPosInfEntry, &kIsNegInfEntry, &kGeluEntry,
+    &kGeluTanhEntry, &kGeluBackwardEntry, &kGeluTanhBackwardEntry,
+    &kSiluEntry, &kSiluBackwardEntry, &kSigmoidBackwardEntry,
+    &kTanhBackwardEntry, &kThresholdEntry,
+    // binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp)
+    &kDivTruncEntry, &kDivFloorEntry, &kRemainderEntry, &kFmodEntry,
+    &kMaximumEntry, &kMinimumEntry, &kFmaxEntry, &kFminEntry,
+    &kClampEntry, &kClampScalarEntry, &kClampMinScalarEntry, &kClampMaxScalarEntry,
+    &kWhereEntry,
+    &kEqEntry, &kNeEntry, &kLtEntry, &kLeEntry, &kGtEntry, &kGeEntry,
+    &kLogicalAndEntry, &kLogicalOrEntry, &kLogicalXorEntry, &kLogicalNotEntry,
+    &kBitwiseAndEntry, &kBitwiseOrEntry, &kBitwiseXorEntry, &kBitwiseNotEntry, &kLshiftEntry, &kRshiftEntry,
+    &kPowEntry, &kPowScalarEntry, &kAtan2Entry, &kHypotEntry,
+    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry};
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {

@@ -71,8 +71,46 @@ enum class ElementwiseOp : int16_t {
   kSigmoidBackward,   // (grad, y): grad * (1 - y) * y
   kTanhBackward,      // (grad, y): grad * (1 - y * y)
   kThreshold,         // (a, other): a <= threshold ? value : other   (args: threshold, value)
+  // --- binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp) ---
+  kDivTrunc,        // a / b rounded toward zero
+  kDivFloor,        // a / b rounded down (Python's //)
+  kRemainder,       // a - b * floor(a / b) (sign of b)
+  kFmod,            // C's fmod (sign of a)
+  kMaximum,         // NaN-propagating max
+  kMinimum,         // NaN-propagating min
+  kFmax,            // max ignoring one NaN
+  kFmin,            // min ignoring one NaN
+  kClamp,           // min(max(x, lo), hi), tensors
+  kClampScalar,     // clamp(x, lo, hi)   (args: lo, hi)
+  kClampMinScalar,  // max(x, lo)         (args: lo)
+  kClampMaxScalar,  // min(x, hi)         (args: hi)
+  kWhere,           // cond ? a : b
+  kEq,              // a == b -> bool (also ne, lt, le, gt, ge)
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kLogicalAnd,  // -> bool
+  kLogicalOr,
+  kLogicalXor,
+  kLogicalNot,
+  kBitwiseAnd,
+  kBitwiseOr,
+  kBitwiseXor,
+  kBitwiseNot,
+  kLshift,
+  kRshift,
+  kPow,          // a ** b
+  kPowScalar,    // a ** e (args: e)
+  kAtan2,
+  kHypot,
+  kLerpScalar,   // lerp(a, b, w) (args: w)
+  kLerpTensor,   // lerp(a, b, w)
+  kAddcmul,      // s + v * t1 * t2 (args: v)
+  kAddcdiv,      // s + v * t1 / t2 (args: v)
 };
-constexpr int kNumElementwiseOps = 42;
+constexpr int kNumElementwiseOps = 79;
 
 // A scalar argument, converted by the kernel to the compute dtype (with
 // convert(): integers wrap, complex -> real takes the real part).

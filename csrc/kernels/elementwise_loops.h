@@ -11,10 +11,13 @@
 //       explicit Fn(const std::vector<ScalarArg>& args);
 //       M operator()(M a, M b) const;                   // kInputs arguments
 //     };
+//     // optional: used instead of Fn for float16/bfloat16 when input 1 is
+//     // one value everywhere (CPU's is_scalar(2) branches)
+//     template <typename C> struct FnScalarOther { ... };
 //   };
-// Fn may return another type R than M: bool for predicates (isnan,
-// comparisons), whose results are stored as dtype bool (result_compute_t)
-// and then converted to the output's dtype.
+// Fn may return bool instead of M (comparisons, logical ops, predicates such
+// as isneginf): the result is then a Bool in compute terms and is converted
+// from bool to the output's dtype (result_storage_t below).
 //
 // How a row (a piece of the innermost dimension) runs:
 //   direct    every operand is already in the compute dtype, which is its
@@ -172,35 +175,34 @@ inline void float_to_reduced(C* d, const float* s, int64_t n) {
 // at a time are widened into registers (small arrays the compiler keeps in
 // vector registers or L1), computed, and rounded back, so every element
 // crosses memory once. in[k] is unused for scalar inputs (value[k] instead).
-// RC is C, or Bool for a predicate (written directly, nothing to round).
-template <bool... S, typename Fn, typename C, typename RC>
-__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, RC* out, int64_t n,
+// R is float (rounded into `out`, of type C) or bool (written as bytes into
+// `out`, a bool tensor).
+template <typename R, bool... S, typename Fn, typename C>
+__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, void* out, int64_t n,
                                                   const std::array<const C*, sizeof...(S)>& in,
                                                   const std::array<float, sizeof...(S)>& value) {
   constexpr int N = sizeof...(S);
   constexpr bool s[] = {S...};
   constexpr int64_t K = 32;
-  constexpr bool kPredicate = std::is_same_v<RC, Bool>;
   const Fn f = fn;
   float x[N][K];
   float r[K];
   std::array<Ptrs<float>, N> p;
   for (int k = 0; k < N; ++k) p[k] = {s[k] ? &value[k] : x[k]};
-  // Full steps with a constant count (unrolled, in registers), then the tail.
-  const auto step = [&](int64_t i, int64_t m) __attribute__((always_inline)) {
+  const auto chunk = [&](int64_t i, int64_t m) {
     for (int k = 0; k < N; ++k) {
       if (!s[k]) reduced_to_float(x[k], in[k] + i, m);
     }
-    if constexpr (kPredicate) {
-      apply_body<S...>(f, OutPtrs<bool>{reinterpret_cast<uint8_t*>(out + i)}, m, p);
+    if constexpr (std::is_same_v<R, bool>) {
+      apply_body<S...>(f, OutPtrs<bool>{static_cast<uint8_t*>(out) + i}, m, p);
     } else {
       apply_body<S...>(f, OutPtrs<float>{r}, m, p);
-      float_to_reduced(out + i, r, m);
+      float_to_reduced(static_cast<C*>(out) + i, r, m);
     }
   };
   int64_t i = 0;
-  for (; i + K <= n; i += K) step(i, K);
-  if (i < n) step(i, n - i);
+  for (; i + K <= n; i += K) chunk(i, K);
+  if (i < n) chunk(i, n - i);
 }
 
 // Calls call(std::integer_sequence<bool, S...>{}) with the compile-time
@@ -235,25 +237,21 @@ struct OpTraits {
 template <typename Fn, typename M, int N, size_t... I>
 auto result_of(std::index_sequence<I...>) -> decltype(std::declval<const Fn&>()(((void)I, std::declval<M>())...));
 
-// The compute storage type of an op's result R, given compute type C and
-// buffer type M: C itself when the op returns its buffer type; Bool for
-// predicates (R = bool: comparisons, isnan, isneginf, ...), so a predicate
-// over float16 inputs writes bool bytes, which the store then converts to
-// the output's dtype as CPU's TensorIterator would.
+// The compute storage type of an op's result R (buffer type M, compute type
+// C): C when the op returns its buffer type, Bool when it returns bool.
 template <typename C, typename M, typename R>
-using result_compute_t = std::conditional_t<std::is_same_v<R, M>, C, std::conditional_t<std::is_same_v<R, bool>, Bool, R>>;
+using result_storage_t = std::conditional_t<std::is_same_v<R, M>, C, Bool>;
 
-template <typename Op, typename C>
+template <typename Op, typename C, typename Fn = typename Op::template Fn<C>>
 void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
   constexpr int N = Op::kInputs;
-  using Fn = typename Op::template Fn<C>;
   using M = typename Fn::M;
   using R = decltype(result_of<Fn, M, N>(std::make_index_sequence<N>{}));
-  using RC = result_compute_t<C, M, R>;  // compute storage type of the result
-  static_assert(std::is_same_v<R, M> || std::is_same_v<R, bool>,
-                "an op returns its buffer type or bool (extend result_compute_t for others)");
-  constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C> && !is_complex_v<R>;
-  constexpr bool kReducedDirect = is_reduced_v<C> && std::is_same_v<M, float>;
+  static_assert(std::is_same_v<R, M> || std::is_same_v<R, bool>, "an op returns its buffer type or bool");
+  using RC = result_storage_t<C, M, R>;  // compute storage type of the result
+  constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C>;
+  constexpr bool kReducedDirect =
+      is_reduced_v<C> && std::is_same_v<M, float> && (std::is_same_v<R, M> || std::is_same_v<R, bool>);
 
   const Fn fn(args);
   const DType cdt = dtype_of_v<C>;
@@ -310,7 +308,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
           std::array<const C*, N> src{};
           for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
           with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
-            apply_reduced_loop<S...>(fn, reinterpret_cast<RC*>(ptr[0]), n, src, row_value);
+            apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);
           });
           return;
         }
@@ -345,6 +343,14 @@ void run_op(const Plan& p, const std::vector<ScalarArg>& args) {
   visit_dtype(p.compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (Op::template supports<C>) {
+      // An op may compute float16/bfloat16 differently when its second input
+      // is one value (CPU's iter.is_scalar(2) branches): Op::FnScalarOther.
+      if constexpr (is_reduced_v<C> && requires { typename Op::template FnScalarOther<C>; }) {
+        if (p.whole_scalar[2]) {
+          run_typed<Op, C, typename Op::template FnScalarOther<C>>(p, args);
+          return;
+        }
+      }
       run_typed<Op, C>(p, args);
     } else {
       throw std::invalid_argument(std::string("elementwise ") + Op::kName + ": compute dtype " +

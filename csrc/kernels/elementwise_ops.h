@@ -99,4 +99,49 @@ extern const OpEntry kSigmoidBackwardEntry;
 extern const OpEntry kTanhBackwardEntry;
 extern const OpEntry kThresholdEntry;
 
+// --- binary and ternary elementwise ---
+// elementwise_divmod.cpp
+extern const OpEntry kDivTruncEntry;
+extern const OpEntry kDivFloorEntry;
+extern const OpEntry kRemainderEntry;
+extern const OpEntry kFmodEntry;
+// elementwise_minmax.cpp
+extern const OpEntry kMaximumEntry;
+extern const OpEntry kMinimumEntry;
+extern const OpEntry kFmaxEntry;
+extern const OpEntry kFminEntry;
+extern const OpEntry kClampEntry;
+extern const OpEntry kClampScalarEntry;
+extern const OpEntry kClampMinScalarEntry;
+extern const OpEntry kClampMaxScalarEntry;
+// elementwise_bitwise.cpp
+extern const OpEntry kWhereEntry;
+extern const OpEntry kBitwiseAndEntry;
+extern const OpEntry kBitwiseOrEntry;
+extern const OpEntry kBitwiseXorEntry;
+extern const OpEntry kBitwiseNotEntry;
+extern const OpEntry kLshiftEntry;
+extern const OpEntry kRshiftEntry;
+// elementwise_compare.cpp
+extern const OpEntry kEqEntry;
+extern const OpEntry kNeEntry;
+extern const OpEntry kLtEntry;
+extern const OpEntry kLeEntry;
+extern const OpEntry kGtEntry;
+extern const OpEntry kGeEntry;
+extern const OpEntry kLogicalAndEntry;
+extern const OpEntry kLogicalOrEntry;
+extern const OpEntry kLogicalXorEntry;
+extern const OpEntry kLogicalNotEntry;
+// elementwise_pow.cpp
+extern const OpEntry kPowEntry;
+extern const OpEntry kPowScalarEntry;
+extern const OpEntry kAtan2Entry;
+extern const OpEntry kHypotEntry;
+// elementwise_pointwise.cpp
+extern const OpEntry kLerpScalarEntry;
+extern const OpEntry kLerpTensorEntry;
+extern const OpEntry kAddcmulEntry;
+extern const OpEntry kAddcdivEntry;
+
 }  // namespace torch_tpu::kernels::ew

@@ -187,23 +187,23 @@ struct OutPtrs<bool> {
   uint8_t* p;
 };
 
+// Tensor memory of a non-complex result (bool: bytes).
+template <typename R>
+OutPtrs<R> out_ptrs_at(char* p) {
+  static_assert(!is_complex_v<R>, "complex results are written through blocks");
+  if constexpr (std::is_same_v<R, bool>) {
+    return {reinterpret_cast<uint8_t*>(p)};
+  } else {
+    return {reinterpret_cast<R*>(p)};
+  }
+}
+
 template <typename R>
 OutPtrs<R> out_ptrs_of(Block<R>& b) {
   if constexpr (is_complex_v<R>) {
     return {b.re, b.im};
   } else {
     return {b.v};
-  }
-}
-
-// Output pointers of a result of buffer type R at tensor memory `p`.
-template <typename R>
-OutPtrs<R> out_ptrs_at(char* p) {
-  static_assert(!is_complex_v<R>, "complex results have no direct path");
-  if constexpr (std::is_same_v<R, bool>) {
-    return {reinterpret_cast<uint8_t*>(p)};
-  } else {
-    return {reinterpret_cast<R*>(p)};
   }
 }
 
