@@ -7,6 +7,7 @@
 #include <ATen/native/ReduceOps.h>
 #include <ATen/native/TensorCompare.h>
 
+#include <cmath>
 #include <type_traits>
 
 #include "aten/launch.h"
@@ -165,7 +166,12 @@ void std_var_kernel(at::TensorIterator& iter, double correction, bool take_sqrt)
 }
 
 void norm_kernel(at::TensorIterator& iter, const c10::Scalar& p) {
-  if (iter.numel() == 0 && iter.num_output_elements() == 0) return;
+  if (iter.numel() == 0) {
+    // ATen leaves empty reductions to the stub (CPU's kernel fills them):
+    // the norm of nothing is 0, or inf for a negative order.
+    iter.output().fill_(p.toDouble() < 0 ? INFINITY : 0.0);
+    return;
+  }
   kernels::ReduceDesc d = describe_reduction(iter, ReduceOp::kNorm, "norm_stub");
   d.p = p.toDouble();
   enqueue(iter.device(0).index(), std::move(d));
