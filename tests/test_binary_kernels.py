@@ -436,3 +436,17 @@ def test_empty_and_zero_dim():
     assert_same(torch.clamp(s, 0, 1), torch.tensor(1.0))
     assert_same(s > 1, torch.tensor(True))
     assert_same(torch.lerp(s, s * 2, 0.5), torch.tensor(3.75))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_relu_and_relu_inplace(dtype):
+    x = (torch.arange(-12, 12).reshape(4, 6) * 0.75).to(dtype)
+    with torch_tpu.no_fallback():
+        t = x.to("tpu")
+        y = torch.relu(t)
+        z = t.t().clone()  # in place on a non-contiguous tensor too
+        z.relu_()
+        t.relu_()
+    assert torch.equal(y.cpu(), torch.relu(x))
+    assert torch.equal(t.cpu(), torch.relu(x))
+    assert torch.equal(z.cpu(), torch.relu(x.t()))
