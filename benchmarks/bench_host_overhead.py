@@ -37,6 +37,12 @@ def run() -> list:
     t_cpu = timeit(lambda: x_cpu.zero_())
     rows.append({"what": "zero_ of 1K floats (small op)", "tpu us": t_tpu * 1e6,
                  "cpu us": t_cpu * 1e6, "ratio": t_tpu / t_cpu})
+    y_cpu = torch.ones(1024)
+    y_tpu = y_cpu.to("tpu")
+    t_tpu = timeit(lambda: x_tpu + y_tpu, tpu_sync)
+    t_cpu = timeit(lambda: x_cpu + y_cpu)
+    rows.append({"what": "add of two 1K float tensors (small op)", "tpu us": t_tpu * 1e6,
+                 "cpu us": t_cpu * 1e6, "ratio": t_tpu / t_cpu})
     return rows
 
 

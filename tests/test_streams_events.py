@@ -75,8 +75,10 @@ def test_work_is_asynchronous_and_query_reports_it():
 
 
 def test_events_record_wait_query_elapsed():
-    start = torch.tpu.Event(enable_timing=True)
-    end = torch.Event(device="tpu", enable_timing=True)
+    start = torch.Event(device="tpu", enable_timing=True)
+    end = torch.tpu.Event(enable_timing=True)  # accepted as elapsed_time's argument
+    assert isinstance(end, torch.tpu.Event) and isinstance(end, torch.Event)
+    assert not isinstance(torch.Event(device="cpu"), torch.tpu.Event)
     x = torch.ones(1 << 18).to("tpu")
     with slow_device(10_000):
         start.record()
@@ -94,7 +96,7 @@ def test_elapsed_time_needs_timing():
     a.record()
     b.record()
     b.synchronize()
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError, match="enable_timing"):  # torch.Event's own check
         a.elapsed_time(b)
 
 

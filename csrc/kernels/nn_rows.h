@@ -132,33 +132,28 @@ inline double sum_lanes(int64_t n, F&& f) {
 }
 
 // Maximum of x[0..n) (NaN if any element is NaN, -inf for n == 0).
+// A lane takes v when v > acc or v is NaN; once NaN it stays NaN (no
+// comparison with NaN is true). One select per lane keeps the loop a
+// vector loop: a separate bool NaN flag per lane made GCC scalarize it.
 template <typename C>
 inline C max_lanes(const C* __restrict x, int64_t n) {
-  C acc[kLanes];
-  bool nan[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    acc[l] = -std::numeric_limits<C>::infinity();
-    nan[l] = false;
-  }
+  constexpr int kL = 2 * kLanes;  // two registers: hides the compare latency
+  C acc[kL];
+  for (int l = 0; l < kL; ++l) acc[l] = -std::numeric_limits<C>::infinity();
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
+  for (; i + kL <= n; i += kL) {
+    for (int l = 0; l < kL; ++l) {
       const C v = x[i + l];
-      acc[l] = v > acc[l] ? v : acc[l];
-      nan[l] = nan[l] | (v != v);
+      acc[l] = (v > acc[l] || v != v) ? v : acc[l];
     }
   }
-  C m = -std::numeric_limits<C>::infinity();
-  bool any_nan = false;
-  for (int l = 0; l < kLanes; ++l) {
-    m = acc[l] > m ? acc[l] : m;
-    any_nan = any_nan || nan[l];
+  for (int l = 0; i + l < n; ++l) {
+    const C v = x[i + l];
+    acc[l] = (v > acc[l] || v != v) ? v : acc[l];
   }
-  for (; i < n; ++i) {
-    m = x[i] > m ? x[i] : m;
-    any_nan = any_nan || x[i] != x[i];
-  }
-  return any_nan ? std::numeric_limits<C>::quiet_NaN() : m;
+  C m = acc[0];
+  for (int l = 1; l < kL; ++l) m = (acc[l] > m || acc[l] != acc[l]) ? acc[l] : m;
+  return m;
 }
 
 // ---- exp --------------------------------------------------------------------

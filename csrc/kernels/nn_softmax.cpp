@@ -38,27 +38,16 @@ void softmax_row(const C* x, C* out, int64_t n, bool log) {
     for (int64_t i = 0; i < n; ++i) out[i] = (x[i] - m) - ls;
     return;
   }
-  // exp into out and sum it in the same pass, lane-wise.
+  // exp into out a block at a time, then sum the block while it is in L1.
+  // (Summing in the exp loop kept the lane sums in memory: out may alias x,
+  // so GCC could not keep them in registers.)
   double total = 0;
   constexpr int64_t kBlock = 2048;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t e = std::min(n, b + kBlock);
-    C acc[kLanes] = {};
-    int64_t i = b;
-    for (; i + kLanes <= e; i += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const C v = nn::exp_c<C>(x[i + l] - m);
-        out[i + l] = v;
-        acc[l] += v;
-      }
-    }
-    C tail = 0;
-    for (; i < e; ++i) {
-      const C v = nn::exp_c<C>(x[i] - m);
-      out[i] = v;
-      tail += v;
-    }
-    total += static_cast<double>(nn::combine_sum(acc)) + static_cast<double>(tail);
+    for (int64_t i = b; i < e; ++i) out[i] = nn::exp_c<C>(x[i] - m);
+    const C* blk = out + b;
+    total += nn::sum_lanes<C>(e - b, [&](int64_t i) { return blk[i]; });
   }
   const C scale = static_cast<C>(1.0 / total);
   for (int64_t i = 0; i < n; ++i) out[i] *= scale;

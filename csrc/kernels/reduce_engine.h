@@ -57,10 +57,7 @@ struct Engine {
     if (stride == kElem) {
       Acc acc[kL];
       lanes(reinterpret_cast<const In*>(p), n, idx0, acc);
-      for (int w = kL / 2; w >= 1; w /= 2) {
-        for (int j = 0; j < w; ++j) acc[j] = op.combine(acc[j], acc[j + w]);
-      }
-      return acc[0];
+      return fold<kL>(acc);
     }
     if constexpr (Op::kPairwise) {
       if (n > kStridedBlock) {
@@ -75,6 +72,19 @@ struct Engine {
       acc = op.combine(acc, op.load(x, idx0 + i));
     }
     return acc;
+  }
+
+  // Combines acc[0, W) pairwise, halves first (acc[j] with acc[j + W/2]).
+  // Spelled as a recursion on W so every level has a constant trip count and
+  // compiles to vector adds; a runtime halving loop became a scalar loop.
+  template <int W>
+  Acc fold(Acc* acc) const {
+    if constexpr (W == 1) {
+      return acc[0];
+    } else {
+      for (int j = 0; j < W / 2; ++j) acc[j] = op.combine(acc[j], acc[j + W / 2]);
+      return fold<W / 2>(acc);
+    }
   }
 
   // kL accumulators over a contiguous run: lane j sees elements j, j + kL,
@@ -129,6 +139,7 @@ struct Engine {
   Acc span(const char* base, int64_t a, int64_t b) const {
     const int64_t r0 = L.rsize[0];
     const int64_t s0 = L.rstride[0];
+    if (L.rsize.size() == 1) return run(base + a * s0, b - a, s0, a);  // one run: no divisions
     if (Op::kPairwise && b - a > kStridedBlock && a / r0 != (b - 1) / r0) {
       // Crosses rows: split (at a row boundary when rows are long) so that
       // sums stay pairwise across rows too.

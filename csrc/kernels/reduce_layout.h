@@ -33,6 +33,7 @@ Layout plan_layout(const ReduceDesc& d);
 // (dim `from` varies fastest).
 inline int64_t group_offset(const std::vector<int64_t>& size, const std::vector<int64_t>& stride, int64_t i,
                             size_t from = 0) {
+  if (size.size() == from + 1) return i * stride[from];  // one dim: no division
   int64_t off = 0;
   for (size_t k = from; k < size.size() && i != 0; ++k) {
     const int64_t q = i / size[k];

@@ -23,13 +23,25 @@ class Stream(torch.Stream):
         return super().__new__(cls, device=_tpu(device), priority=priority)
 
 
-class Event(torch.Event):
-    """A tpu event; enable_timing=True allows elapsed_time()."""
+class _EventMeta(type):
+    """torch.tpu.Event(...) builds a plain torch.Event on a tpu device, and
+    isinstance(e, torch.tpu.Event) holds for every tpu torch.Event.
 
-    def __new__(cls, enable_timing: bool = False, blocking: bool = False,
-                interprocess: bool = False, device: _DeviceLike = None):
-        return super().__new__(cls, device=_tpu(device), enable_timing=enable_timing,
-                               blocking=blocking, interprocess=interprocess)
+    Not a subclass on purpose: torch.Event.elapsed_time (torch 2.13) rejects
+    an `end_event` whose type is a subclass ("expected other to be a
+    torch.Event object"), so a subclass instance could never be timed."""
+
+    def __call__(cls, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False, device: _DeviceLike = None) -> torch.Event:
+        return torch.Event(device=_tpu(device), enable_timing=enable_timing,
+                           blocking=blocking, interprocess=interprocess)
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, torch.Event) and obj.device.type == "tpu"
+
+
+class Event(metaclass=_EventMeta):
+    """A tpu event (a torch.Event); enable_timing=True allows elapsed_time()."""
 
 
 def current_stream(device: _DeviceLike = None) -> torch.Stream:
