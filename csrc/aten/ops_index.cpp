@@ -12,6 +12,8 @@
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/index.h>
+#include <ATen/ops/index_put.h>
+#include <ATen/ops/sum.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <array>
@@ -176,6 +178,62 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
 at::Tensor nonzero(const at::Tensor& self) {
   at::Tensor out = at::empty({0}, self.options().dtype(at::kLong));
   return nonzero_out(self, out);
+}
+
+// masked_select: broadcast self and mask, then self[mask] through the tpu
+// index path (nonzero: one counted synchronisation, as on CPU and CUDA).
+// CPU's checks and messages (masked_select_out_cpu_impl).
+at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at::Tensor& out) {
+  TORCH_CHECK(mask.scalar_type() == at::ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(),
+              "masked_select(): self and result must have the same scalar type");
+  TORCH_CHECK(mask.device() == self.device() && out.device() == self.device(),
+              "masked_select: expected self, mask and out on the same device, but got self on ", self.device(),
+              ", mask on ", mask.device(), " and out on ", out.device());
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, mask);
+  c10::DeviceGuard guard(self.device());
+  const at::Tensor mask_1d = mask.dim() == 0 ? mask.unsqueeze(0) : mask;
+  const at::Tensor self_1d = self.dim() == 0 ? self.unsqueeze(0) : self;
+  auto [mask_b, self_b] = at::expand_outplace(mask_1d, self_1d);
+  const at::Tensor picked = at::index(*self_b, c10::List<std::optional<at::Tensor>>({*mask_b}));
+  at::native::resize_output(out, picked.sizes());
+  out.copy_(picked);
+  return out;
+}
+
+at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
+  at::Tensor out = at::empty({0}, self.options());
+  return masked_select_out(self, mask, out);
+}
+
+// masked_scatter_: self[mask] = source's first count(mask) elements, in
+// order. The count is read back once (a synchronisation, like nonzero) to
+// check source has enough elements; the writes are one index_put_. CPU's
+// checks and messages (masked_scatter__cpu and its kernel).
+at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& source) {
+  at::assert_no_internal_overlap(self);
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter: expected self and source to have same dtypes but got", self.scalar_type(), " and ",
+              source.scalar_type());
+  TORCH_CHECK(mask.scalar_type() == at::ScalarType::Bool || mask.scalar_type() == at::ScalarType::Byte,
+              "masked_scatter_ only supports boolean masks, but got mask with dtype ", mask.scalar_type());
+  TORCH_CHECK(mask.device() == self.device() && source.device() == self.device(),
+              "masked_scatter_: expected self, mask and source on the same device, but got self on ", self.device(),
+              ", mask on ", mask.device(), " and source on ", source.device());
+  c10::MaybeOwned<at::Tensor> b_mask = at::expand_inplace(self, mask, "masked_scatter_");
+  if (b_mask->scalar_type() == at::ScalarType::Byte) {
+    TORCH_WARN("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+               "please use a mask with dtype torch.bool instead.");
+  }
+  c10::DeviceGuard guard(self.device());
+  const at::Tensor m = b_mask->scalar_type() == at::ScalarType::Bool ? *b_mask : b_mask->to(at::kBool);
+  const int64_t n = m.sum().item<int64_t>();
+  TORCH_CHECK(source.numel() >= n, "Number of elements of source < number of ones in mask");
+  if (n == 0) return self;
+  self.index_put_(c10::List<std::optional<at::Tensor>>({m}), source.reshape(-1).narrow(0, 0, n));
+  return self;
 }
 
 }  // namespace torch_tpu::aten
