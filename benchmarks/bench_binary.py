@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 import torch_tpu  # noqa: F401
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save
 
 N = 16 * 1024 * 1024
 
@@ -33,8 +33,7 @@ def run(n: int = N) -> list:
     ]
     rows = []
     for name, fn in cases:
-        t_tpu = timeit(lambda: fn(a, b, c, cond), tpu_sync, repeat=3)
-        t_cpu = timeit(lambda: fn(a_cpu, b_cpu, c_cpu, cond_cpu), repeat=3)
+        t_tpu, t_cpu = compare(lambda: fn(a, b, c, cond), lambda: fn(a_cpu, b_cpu, c_cpu, cond_cpu), repeat=3)
         rows.append({"op (16M float32)": name, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3,
                      "ratio": t_tpu / t_cpu})
     return rows

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 import torch_tpu
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save, timeit
 
 
 def run() -> list:
@@ -18,8 +18,7 @@ def run() -> list:
     rows.append({"what": "empty kernel launch (host + device)", "tpu us": total * 1e6,
                  "cpu us": float("nan"), "ratio": float("nan")})
     for n in (1, 1024, 1 << 20):
-        t_tpu = timeit(lambda: torch.empty(n, device="tpu"), tpu_sync)
-        t_cpu = timeit(lambda: torch.empty(n))
+        t_tpu, t_cpu = compare(lambda: torch.empty(n, device="tpu"), lambda: torch.empty(n))
         rows.append({"what": f"torch.empty({n})", "tpu us": t_tpu * 1e6, "cpu us": t_cpu * 1e6,
                      "ratio": t_tpu / t_cpu})
 
@@ -33,14 +32,12 @@ def run() -> list:
                  "cpu us": t_cpu * 1e6, "ratio": t_tpu / t_cpu})
     x_cpu = torch.ones(1024)
     x_tpu = x_cpu.to("tpu")
-    t_tpu = timeit(lambda: x_tpu.zero_(), tpu_sync)
-    t_cpu = timeit(lambda: x_cpu.zero_())
+    t_tpu, t_cpu = compare(lambda: x_tpu.zero_(), lambda: x_cpu.zero_())
     rows.append({"what": "zero_ of 1K floats (small op)", "tpu us": t_tpu * 1e6,
                  "cpu us": t_cpu * 1e6, "ratio": t_tpu / t_cpu})
     y_cpu = torch.ones(1024)
     y_tpu = y_cpu.to("tpu")
-    t_tpu = timeit(lambda: x_tpu + y_tpu, tpu_sync)
-    t_cpu = timeit(lambda: x_cpu + y_cpu)
+    t_tpu, t_cpu = compare(lambda: x_tpu + y_tpu, lambda: x_cpu + y_cpu)
     rows.append({"what": "add of two 1K float tensors (small op)", "tpu us": t_tpu * 1e6,
                  "cpu us": t_cpu * 1e6, "ratio": t_tpu / t_cpu})
     return rows

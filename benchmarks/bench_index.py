@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import torch
 
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save
 
 
 def _row(what, fn_tpu, fn_cpu):
-    t_tpu = timeit(fn_tpu, tpu_sync)
-    t_cpu = timeit(fn_cpu)
+    t_tpu, t_cpu = compare(fn_tpu, fn_cpu)
     return {"what": what, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3, "ratio": t_tpu / t_cpu}
 
 

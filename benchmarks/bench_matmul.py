@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save
 
 
 def cases():
@@ -45,8 +45,7 @@ def run() -> list:
     rows = []
     for name, flops, fn, args in cases():
         targs = [a.to("tpu") for a in args]
-        t_cpu = timeit(lambda: fn(*args))
-        t_tpu = timeit(lambda: fn(*targs), tpu_sync)
+        t_tpu, t_cpu = compare(lambda: fn(*targs), lambda: fn(*args))
         rows.append({"case": name, "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3,
                      "tpu GFLOP/s": flops / t_tpu / 1e9, "ratio": t_tpu / t_cpu})
     return rows

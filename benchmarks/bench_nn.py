@@ -8,12 +8,11 @@ from __future__ import annotations
 import torch
 
 import torch_tpu  # noqa: F401
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save
 
 
 def _case(rows, what, fn_tpu, fn_cpu):
-    t_tpu = timeit(fn_tpu, tpu_sync)
-    t_cpu = timeit(fn_cpu)
+    t_tpu, t_cpu = compare(fn_tpu, fn_cpu)
     rows.append({"what": what, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3, "ratio": t_tpu / t_cpu})
 
 

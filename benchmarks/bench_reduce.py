@@ -11,7 +11,7 @@ import sys
 import torch
 
 import torch_tpu  # noqa: F401
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save
 
 CASES = [
     ("sum 16M", (1 << 24,), lambda t: t.sum()),
@@ -38,8 +38,7 @@ def run(quick: bool = False) -> list:
             x_cpu = torch.randn(shape)
         x_tpu = x_cpu.to("tpu")
         kw = dict(min_time=0.05, repeat=3) if quick else {}
-        t_tpu = timeit(lambda: fn(x_tpu), tpu_sync, **kw)
-        t_cpu = timeit(lambda: fn(x_cpu), **kw)
+        t_tpu, t_cpu = compare(lambda: fn(x_tpu), lambda: fn(x_cpu), **kw)
         gbs = x_cpu.numel() * x_cpu.element_size() / t_tpu / 1e9
         rows.append({"what": name, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3, "tpu GB/s": gbs,
                      "ratio": t_tpu / t_cpu})

@@ -9,7 +9,7 @@ import sys
 
 import torch
 
-from common import timeit, tpu_sync
+from common import compare
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
 import train_gpt  # noqa: E402
@@ -35,8 +35,7 @@ def run():
     for batch in (8, 32):
         torch.manual_seed(0)
         ref = train_gpt.GPT()
-        cpu = timeit(_step_fn(ref, "cpu", batch))
-        tpu = timeit(_step_fn(copy.deepcopy(ref), "tpu", batch), tpu_sync)
+        tpu, cpu = compare(_step_fn(copy.deepcopy(ref), "tpu", batch), _step_fn(ref, "cpu", batch))
         rows.append({"what": f"GPT train step, batch {batch} x 32 tokens", "tpu us": round(tpu * 1e6, 1),
                      "cpu us": round(cpu * 1e6, 1), "ratio": round(tpu / cpu, 2)})
     return rows

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from common import print_table, save, timeit, tpu_sync
+from common import compare, print_table, save
 
 N = 16 * 1024 * 1024
 
@@ -37,8 +37,7 @@ def run():
         x_cpu = (torch.randn(N, generator=g) * 3).abs().to(dtype) if name in ("sqrt", "log") else \
             (torch.randn(N, generator=g) * 3).to(dtype)
         x_tpu = x_cpu.to("tpu")
-        t_cpu = timeit(lambda: fn(x_cpu))
-        t_tpu = timeit(lambda: fn(x_tpu), sync=tpu_sync)
+        t_tpu, t_cpu = compare(lambda: fn(x_tpu), lambda: fn(x_cpu))
         rows.append({"op": name, "dtype": str(dtype).replace("torch.", ""), "numel": N,
                      "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3, "tpu/cpu": t_tpu / t_cpu})
     # Into preallocated outputs: the compute alone (CPU eager above also pays
@@ -47,8 +46,7 @@ def run():
         x_cpu = (torch.randn(N, generator=g) * 3).abs()
         x_tpu = x_cpu.to("tpu")
         o_cpu, o_tpu = torch.empty_like(x_cpu), torch.empty_like(x_tpu)
-        t_cpu = timeit(lambda: fn(x_cpu, o_cpu))
-        t_tpu = timeit(lambda: fn(x_tpu, o_tpu), sync=tpu_sync)
+        t_tpu, t_cpu = compare(lambda: fn(x_tpu, o_tpu), lambda: fn(x_cpu, o_cpu))
         rows.append({"op": name + " (out=)", "dtype": "float32", "numel": N,
                      "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3, "tpu/cpu": t_tpu / t_cpu})
     return rows

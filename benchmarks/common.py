@@ -41,6 +41,41 @@ def timeit(fn: Callable[[], object], sync: Callable[[], None] = lambda: None,
     return statistics.median(rounds)
 
 
+def _calibrate(fn: Callable[[], object], sync: Callable[[], None], min_time: float) -> int:
+    fn()
+    sync()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        if time.perf_counter() - t0 >= min_time / 4 or n >= 1 << 20:
+            return n
+        n *= 2
+
+
+def compare(tpu_fn: Callable[[], object], cpu_fn: Callable[[], object],
+            min_time: float = 0.2, repeat: int = 5) -> "tuple[float, float]":
+    """Median seconds per call of tpu_fn (synchronized) and cpu_fn.
+
+    Rounds alternate tpu, cpu, tpu, ... so that both see the same state of
+    the machine: on this shared 2-core VM memory bandwidth drifts by 20-50%
+    over seconds, and timing all tpu rounds before all CPU rounds turned that
+    drift into the ratio."""
+    n_tpu = _calibrate(tpu_fn, tpu_sync, min_time)
+    n_cpu = _calibrate(cpu_fn, lambda: None, min_time)
+    t_tpu, t_cpu = [], []
+    for _ in range(repeat):
+        for fn, n, sync, out in ((tpu_fn, n_tpu, tpu_sync, t_tpu), (cpu_fn, n_cpu, lambda: None, t_cpu)):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            sync()
+            out.append((time.perf_counter() - t0) / n)
+    return statistics.median(t_tpu), statistics.median(t_cpu)
+
+
 def tpu_sync() -> None:
     torch.tpu.synchronize()
 

@@ -83,28 +83,6 @@ inline P to_packed(In x) {
   }
 }
 
-template <typename In, typename Acc>
-inline Acc load_acc(In x) {
-  if constexpr (std::is_same_v<In, Half>) {
-    return half_bits_to_float(x.bits);
-  } else if constexpr (std::is_same_v<In, BFloat16>) {
-    return bfloat16_bits_to_float(x.bits);
-  } else {
-    return static_cast<Acc>(x);
-  }
-}
-
-template <typename In, typename Acc>
-inline In store_acc(Acc x) {
-  if constexpr (std::is_same_v<In, Half>) {
-    return Half{float_to_half_bits(x)};
-  } else if constexpr (std::is_same_v<In, BFloat16>) {
-    return BFloat16{float_to_bfloat16_bits(x)};
-  } else {
-    return static_cast<In>(x);
-  }
-}
-
 // ---- per-thread workspaces -----------------------------------------------
 
 struct Buffer {
