@@ -60,7 +60,7 @@ struct LayerNormBackwardDesc {
   const void* mean = nullptr;    // [M]
   const void* rstd = nullptr;    // [M]
   const void* gamma = nullptr;   // [N] or null
-  void* dx = nullptr;            // [M, N] or null (not requested)
+  void* dx = nullptr;            // [M, N] or null (not requested); overlaps no input
   void* dgamma = nullptr;        // [N] or null
   void* dbeta = nullptr;         // [N] or null
   DType x_dtype = DType::kFloat32;

@@ -104,17 +104,33 @@ void backward_typed(const LayerNormBackwardDesc& d) {
   const int64_t blocks = (M + block_rows - 1) / block_rows;
   std::vector<C> pg(want_params ? blocks * N : 0), pb(want_params ? blocks * N : 0);
 
+  // Rows already in the compute type (float32 with C = float, float64 with
+  // C = double) are read and written in place; others go through buffers.
+  constexpr DType kComputeDtype = std::is_same_v<C, float> ? DType::kFloat32 : DType::kFloat64;
+  const bool direct = d.x_dtype == kComputeDtype;
   runtime::parallel_for(0, blocks, std::max<int64_t>(1, rows_grain(N) / block_rows), [&](int64_t bb, int64_t be) {
-    std::vector<C> dy(N), x(N);
-    const C* g = gamma.data();
+    std::vector<C> dy_buf(direct ? 0 : N), x_buf(direct ? 0 : N), dx_buf(direct ? 0 : N);
+    const C* __restrict g = gamma.data();
     for (int64_t blk = bb; blk < be; ++blk) {
       C* sg = want_params ? pg.data() + blk * N : nullptr;
       C* sb = want_params ? pb.data() + blk * N : nullptr;
       if (want_params) std::fill(sg, sg + N, C(0)), std::fill(sb, sb + N, C(0));
       const int64_t r_end = std::min(M, (blk + 1) * block_rows);
       for (int64_t r = blk * block_rows; r < r_end; ++r) {
-        nn::load_row(d.dy, d.x_dtype, r * N, N, dy.data());
-        nn::load_row(d.x, d.x_dtype, r * N, N, x.data());
+        const C* __restrict dy;
+        const C* __restrict x;
+        C* __restrict dx;
+        if (direct) {
+          dy = static_cast<const C*>(d.dy) + r * N;
+          x = static_cast<const C*>(d.x) + r * N;
+          dx = d.dx == nullptr ? nullptr : static_cast<C*>(d.dx) + r * N;
+        } else {
+          nn::load_row(d.dy, d.x_dtype, r * N, N, dy_buf.data());
+          nn::load_row(d.x, d.x_dtype, r * N, N, x_buf.data());
+          dy = dy_buf.data();
+          x = x_buf.data();
+          dx = dx_buf.data();
+        }
         const C mean = load_one<C>(d.mean, d.stat_dtype, r);
         const C rstd = load_one<C>(d.rstd, d.stat_dtype, r);
         if (want_params) {
@@ -124,13 +140,15 @@ void backward_typed(const LayerNormBackwardDesc& d) {
           }
         }
         if (d.dx == nullptr) continue;
-        const C ds = static_cast<C>(nn::sum_lanes<C>(N, [&](int64_t i) { return dy[i] * g[i] * x[i]; }));
-        const C db = static_cast<C>(nn::sum_lanes<C>(N, [&](int64_t i) { return dy[i] * g[i]; }));
+        const auto [ds_sum, db_sum] = nn::sum2_lanes<C>(
+            N, [&](int64_t i) { return dy[i] * g[i] * x[i]; }, [&](int64_t i) { return dy[i] * g[i]; });
+        const C ds = static_cast<C>(ds_sum);
+        const C db = static_cast<C>(db_sum);
         const C scale = C(1) / static_cast<C>(N);
         const C bcoef = (db * mean - ds) * rstd * rstd * rstd * scale;
         const C ccoef = -bcoef * mean - db * rstd * scale;
-        for (int64_t i = 0; i < N; ++i) dy[i] = rstd * dy[i] * g[i] + bcoef * x[i] + ccoef;
-        nn::store_row(dy.data(), N, d.dx, d.x_dtype, r * N);
+        for (int64_t i = 0; i < N; ++i) dx[i] = rstd * dy[i] * g[i] + bcoef * x[i] + ccoef;
+        if (!direct) nn::store_row(dx, N, d.dx, d.x_dtype, r * N);
       }
     }
   });

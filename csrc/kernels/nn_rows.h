@@ -1,6 +1,6 @@
 // Row helpers shared by the nn kernels (softmax, layer norm): widen a row of
 // float16/bfloat16/float/double into the compute type and narrow it back,
-// lane-parallel sums and maxima, and a vectorizable expf. Private to the
+// lane-parallel sums and maxima, and exp in the compute type. Private to the
 // kernel library.
 //
 // The reductions keep 16 independent partial results (one AVX-512 register
@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "half.h"
+#include "vec_math.h"
 #include "tensor_desc.h"
 
 namespace torch_tpu::kernels::nn {
@@ -131,6 +133,33 @@ inline double sum_lanes(int64_t n, F&& f) {
   return total;
 }
 
+// sum_lanes of f and of g in one pass (each summed exactly as sum_lanes
+// would): {sum f, sum g}.
+template <typename C, typename F, typename G>
+inline std::pair<double, double> sum2_lanes(int64_t n, F&& f, G&& g) {
+  constexpr int64_t kBlock = 2048;
+  double tf = 0, tg = 0;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    C af[kLanes] = {}, ag[kLanes] = {};
+    int64_t i = b;
+    for (; i + kLanes <= e; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        af[l] += f(i + l);
+        ag[l] += g(i + l);
+      }
+    }
+    C rf = 0, rg = 0;
+    for (; i < e; ++i) {
+      rf += f(i);
+      rg += g(i);
+    }
+    tf += static_cast<double>(combine_sum(af)) + static_cast<double>(rf);
+    tg += static_cast<double>(combine_sum(ag)) + static_cast<double>(rg);
+  }
+  return {tf, tg};
+}
+
 // Maximum of x[0..n) (NaN if any element is NaN, -inf for n == 0).
 // A lane takes v when v > acc or v is NaN; once NaN it stays NaN (no
 // comparison with NaN is true). One select per lane keeps the loop a
@@ -156,47 +185,15 @@ inline C max_lanes(const C* __restrict x, int64_t n) {
   return m;
 }
 
-// ---- exp --------------------------------------------------------------------
+// ---- exp ----------------------------------------------------------------------
 
-// expf with a max error of about 1 ulp, branch-free so that loops over it
-// vectorize: x = n ln2 + r (|r| <= ln2/2, Cody-Waite), exp(r) by a degree-6
-// polynomial, 2^n put in the exponent in two steps so results down to the
-// subnormal range stay right. exp(-inf) = 0, exp(+inf) = inf, NaN stays NaN.
-inline float exp_f(float x) {
-  const float kLog2e = 1.44269504088896341f;
-  const float kLn2Hi = 0.693359375f;
-  const float kLn2Lo = -2.12194440e-4f;
-  float xc = x < -104.0f ? -104.0f : x;
-  xc = xc > 89.0f ? 89.0f : xc;
-  // Round to nearest integer with the 1.5*2^23 trick (exact for |v| < 2^22).
-  const float shifter = 12582912.0f;
-  const float n = (xc * kLog2e + shifter) - shifter;
-  float r = xc - n * kLn2Hi;
-  r = r - n * kLn2Lo;
-  // exp(r) on [-ln2/2, ln2/2]: Taylor-like minimax coefficients (Cephes).
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float er = (p * r) * r + r + 1.0f;
-  // 2^n = 2^n1 * 2^n2 with n1 = n/2 (rounded down), both in the normal range.
-  const int32_t ni = static_cast<int32_t>(n);
-  const int32_t n1 = ni >> 1;
-  const int32_t n2 = ni - n1;
-  const float s1 = std::bit_cast<float>(static_cast<uint32_t>(n1 + 127) << 23);
-  const float s2 = std::bit_cast<float>(static_cast<uint32_t>(n2 + 127) << 23);
-  float result = (er * s1) * s2;
-  result = x > 88.72284f ? std::numeric_limits<float>::infinity() : result;
-  result = x < -103.972084f ? 0.0f : result;
-  return x != x ? x : result;
-}
-
+// exp in the compute type: vec_math.h's vectorizing expf (2-3 ulp, FMA
+// based) for float; CPU's softmax uses a 20-ulp exp (exp_u20), so this stays
+// the more accurate of the two.
 template <typename C>
 inline C exp_c(C x) {
   if constexpr (std::is_same_v<C, float>) {
-    return exp_f(x);
+    return vmath::exp_f(x);
   } else {
     return std::exp(x);
   }

@@ -19,7 +19,8 @@
 //          and combines the partial results in order.
 //   outer  the innermost kept dim is contiguous in the input (a column
 //          reduction, sum over dim 0): blocks of kCols outputs accumulate
-//          whole input rows at once, vectorized across the outputs.
+//          whole input rows at once, vectorized across the outputs
+//          (kCols: 256 bytes of accumulators, independent of kLanes).
 // Sums (kPairwise) combine halves recursively in both shapes, so float
 // error grows with log(n).
 #pragma once
@@ -44,7 +45,9 @@ struct Engine {
   using In = typename Op::In;
   using Acc = typename Op::Acc;
   static constexpr int kL = Op::kLanes;
-  static constexpr int kCols = Op::kLanes;
+  // Outer shape: outputs per block, 256 bytes of accumulators, so each
+  // input row visit reads four whole cache lines.
+  static constexpr int kCols = static_cast<int>(256 / sizeof(Acc)) < 8 ? 8 : static_cast<int>(256 / sizeof(Acc));
   static constexpr int64_t kElem = sizeof(In);
 
   const Op& op;

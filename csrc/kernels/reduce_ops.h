@@ -38,10 +38,14 @@ template <> struct SumAccOf<Complex<float>> { using type = Complex<float>; };
 template <> struct SumAccOf<Complex<double>> { using type = Complex<double>; };
 template <> struct SumAccOf<uint64_t> { using type = uint64_t; };
 
-// Independent accumulators of a vector loop: four 512-bit registers' worth.
-template <typename A>
+// Independent accumulators of a vector loop, kBytes of them (at least 8).
+// Sums use 64 bytes: two 256-bit registers (the reduce*.cpp files prefer
+// 256-bit vectors; CMakeLists.txt says why). The compare-and-select ops
+// keep 256 bytes: with 16 float lanes GCC no longer vectorizes their NaN-
+// propagating select and falls back to scalar code, 10x slower.
+template <typename A, int kBytes = 256>
 constexpr int lanes_for() {
-  constexpr int n = static_cast<int>(256 / sizeof(A));
+  constexpr int n = static_cast<int>(kBytes / sizeof(A));
   return n < 8 ? 8 : n;
 }
 

@@ -44,7 +44,7 @@ struct SumOp {
   using In = T;
   using Acc = typename SumAccOf<T>::type;
   static constexpr bool kPairwise = !kProd;
-  static constexpr int kLanes = lanes_for<Acc>();
+  static constexpr int kLanes = lanes_for<Acc, 64>();
   DType out_t;
   bool mean;
 

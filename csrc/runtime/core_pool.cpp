@@ -25,7 +25,7 @@ namespace {
 constexpr int64_t kHelperSpinNs = 30'000;
 constexpr int64_t kJoinSpinNs = 20'000;
 // More chunks than cores balances load when helpers are busy elsewhere.
-constexpr int64_t kChunksPerCore = 4;
+constexpr int64_t kChunksPerCore = 16;
 
 // Chunks are claimed "home first": participant k (the calling worker is 0,
 // helper thread k is k) owns the k-th contiguous block of chunks and takes
