@@ -1,6 +1,7 @@
 // Philox4x32-10 and the distributions of random.h. Element i always draws
 // the block (offset / 4 + i): the value of an element does not depend on
 // the chunking of parallel_for.
+#include "elementwise_fp_contract.h"  // first: vec_math.h's explicit-FMA rule
 #include "random.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "dtype_dispatch.h"
 #include "loops.h"
 #include "runtime/runtime.h"
+#include "vec_math.h"
 
 namespace torch_tpu::kernels {
 namespace {
@@ -100,6 +102,36 @@ constexpr int digits() {
   else return std::numeric_limits<T>::digits;
 }
 
+// cos(2 pi u) for u in [0, 1), branch-free so a lane loop over it
+// vectorizes: the nearest quarter turn q, then cos or sin of the rest
+// a in [-pi/4, pi/4] by Taylor polynomials (truncation below 2^-29).
+inline float cos_2pi_f(float u) {
+  const float t = u * 4.0f;               // quarter turns, exact
+  const float q = vmath::rint_f(t);
+  const float a = (t - q) * 1.57079632679489662f;  // t - q is exact
+  const float a2 = a * a;
+  float c = std::fma(a2, 1.0f / 40320, -1.0f / 720);
+  c = std::fma(c, a2, 1.0f / 24);
+  c = std::fma(c, a2, -0.5f);
+  c = std::fma(c, a2, 1.0f);
+  float s = std::fma(a2, 1.0f / 362880, -1.0f / 5040);
+  s = std::fma(s, a2, 1.0f / 120);
+  s = std::fma(s, a2, -1.0f / 6);
+  s = std::fma(s * a2, a, a);
+  const int32_t qi = static_cast<int32_t>(q) & 3;  // cos(q pi/2 + a)
+  const float v = (qi & 1) ? s : c;
+  return (qi == 1 || qi == 2) ? -v : v;
+}
+
+// A standard normal from two words (Box-Muller in float, 24-bit uniforms),
+// vectorizable; used by every float-or-narrower normal draw so that an
+// element's value does not depend on the loop that computes it.
+inline float normal_f(uint32_t w0, uint32_t w1) {
+  const float u1 = static_cast<float>((w0 >> 8) + 1) * 0x1p-24f;  // (0, 1]
+  const float u2 = static_cast<float>(w1 >> 8) * 0x1p-24f;        // [0, 1)
+  return std::sqrt(-2.0f * vmath::log_f(u1)) * cos_2pi_f(u2);
+}
+
 template <typename T>
 constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                             std::is_same_v<T, BFloat16>;
@@ -126,10 +158,7 @@ T draw(const RandomDesc& d, const uint32_t w[4]) {
         return d.a + d.b * r * std::cos(theta);
       } else if constexpr (is_float_v<T>) {
         // float math (24-bit uniforms) for float and narrower outputs.
-        const float u1 = static_cast<float>((w[0] >> 8) + 1) * 0x1p-24f;  // (0, 1]
-        const float theta = static_cast<float>(w[1] >> 8) * 0x1p-24f * 6.28318530717958647f;
-        const float z = std::sqrt(-2.0f * std::log(u1)) * std::cos(theta);
-        return convert<T>(static_cast<float>(d.a) + static_cast<float>(d.b) * z);
+        return convert<T>(static_cast<float>(d.a) + static_cast<float>(d.b) * normal_f(w[0], w[1]));
       }
       break;
     }
@@ -183,6 +212,18 @@ void random_typed(const RandomDesc& d) {
       const int64_t stride = L.strides[0].back();
       T* p = base + off[0];
       int64_t k = 0;
+      if constexpr (is_float_v<T> && !std::is_same_v<T, double>) {
+        if (stride == 1 && d.dist == RandomDist::kNormal) {  // the lane loop without draw()'s switch
+          const float mean = static_cast<float>(d.a), sd = static_cast<float>(d.b);
+          for (; k + kLanes <= n; k += kLanes, i += kLanes) {
+            uint32_t o[4][kLanes];
+            philox16(rng.k0, rng.k1, rng.base + static_cast<uint64_t>(i), o);
+            float z[kLanes];
+            for (int l = 0; l < kLanes; ++l) z[l] = mean + sd * normal_f(o[0][l], o[1][l]);
+            for (int l = 0; l < kLanes; ++l) p[k + l] = convert<T>(z[l]);
+          }
+        }
+      }
       if (stride == 1) {
         for (; k + kLanes <= n; k += kLanes, i += kLanes) {
           uint32_t o[4][kLanes];
