@@ -134,6 +134,35 @@ def test_scatter_variants(dtype):
             same(tpu(x).scatter(0, tpu(idx), 2, reduce="add"), x.scatter(0, idx, 2, reduce="add"))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bfloat16])
+def test_scatter_and_gather_along_dim0_of_wide_rows(dtype):
+    """Along dim 0 of row-major tensors the kernel walks tiles of rows with j
+    outermost; an index expanded along the rows (whole-row scatter_add, the
+    embedding-gradient pattern) takes contiguous runs. Both against CPU,
+    with duplicates (accumulated in index order), and wider than one tile."""
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 37, (300,), generator=g)
+    src = make_tensor((300, 200), dtype, seed=2)
+    base = make_tensor((37, 200), dtype, seed=3)
+    expanded = ids.view(-1, 1).expand(-1, 200)
+    scattered = torch.randint(0, 37, (300, 200), generator=g)
+    with torch_tpu.no_fallback():
+        for idx in (expanded, scattered):
+            same(tpu(base).scatter_add(0, tpu(idx), tpu(src)), base.scatter_add(0, idx, src))
+            same(tpu(base).scatter(0, tpu(idx), tpu(src), reduce="multiply"),
+                 base.scatter(0, idx, src, reduce="multiply"))
+            same(torch.gather(tpu(base), 0, tpu(idx)), torch.gather(base, 0, idx))
+        # float16/bfloat16 sums and products accumulate in float and round
+        # once, as CPU's do.
+        for reduce in ("sum", "mean", "prod", "amax"):
+            same(tpu(base).scatter_reduce(0, tpu(scattered), tpu(src), reduce),
+                 base.scatter_reduce(0, scattered, src, reduce))
+    bad = expanded.clone()
+    bad[150] = 37
+    with pytest.raises(RuntimeError, match="index 37 is out of bounds for dimension 0 with size 37"):
+        tpu(base).scatter_add(0, tpu(bad), tpu(src)).cpu()
+
+
 def test_scatter_add_duplicates_deterministic():
     x = torch.zeros(3, dtype=torch.float64)
     idx = torch.tensor([0, 1, 0, 0, 2, 1] * 100)

@@ -68,6 +68,17 @@ void launch_scatter(const char* name, const at::Tensor& self, int64_t dim, const
   if (index.numel() == 0 || self.numel() == 0) return;
   check_same_tpu_device(name, self, {&index});
   if (src) check_same_tpu_device(name, self, {src});
+  // CPU sums and multiplies float16/bfloat16 tensors scattered into self in
+  // float and rounds once (measured against torch 2.13: rounding after each
+  // step differs in the last bits); the same here through float copies.
+  const bool reduced_float = self.scalar_type() == at::kHalf || self.scalar_type() == at::kBFloat16;
+  if (src && reduced_float && (op == kernels::ScatterOp::kAdd || op == kernels::ScatterOp::kMul)) {
+    at::Tensor self_f = self.to(at::kFloat);
+    const at::Tensor src_f = src->to(at::kFloat);
+    launch_scatter(name, self_f, dim, index, &src_f, nullptr, op);
+    const_cast<at::Tensor&>(self).copy_(self_f);
+    return;
+  }
   const int64_t nd = rank_of(self, index);
   kernels::TensorDesc s = describe_nd(self, name, nd);
   kernels::TensorDesc i = describe_nd(index, name, nd);

@@ -3,7 +3,7 @@
 // The iteration runs over index's shape with `dim` as the innermost loop, so
 // every element that can land on the same place of self is handled by one
 // core, in index order: scatter is deterministic and race free (as CPU), and
-// the cores split the other dimensions.
+// the cores split the other dimensions. run_rows picks the loop order.
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -23,10 +23,12 @@ struct Plan {
   Layout<3> L;
   int64_t rows = 0, row_len = 0;
   int64_t self_dim_stride = 0, self_dim_size = 0;
+  int64_t dim = 0;
 };
 
 Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDesc& self, int64_t dim) {
   Plan p;
+  p.dim = dim;
   const int64_t nd = static_cast<int64_t>(index.sizes.size());
   if (nd == 0) {
     p.L.sizes = {1};
@@ -60,17 +62,68 @@ Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDes
                    " with size " + std::to_string(size));
 }
 
-// Runs body(index_ptr, other_ptr, self_row_ptr, n, strides) per row piece.
-template <typename T, typename I, typename Body>
-void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, Body&& body) {
+// Runs elem(index_row, other_row, self_row, j) for every position j along
+// dim of every row (a row: one position of the other dims). A row belongs to
+// one core and its j run in order, so scatter stays race free and
+// deterministic in either loop order:
+//   row-major  j innermost: when dim is the contiguous direction;
+//   tiled      up to kTile rows at a time, j outermost: when dim is strided
+//              in both tensors (scatter/gather along dim 0 of a row-major
+//              tensor), the rows of a tile are neighbours in memory, so each
+//              j reads and writes contiguous runs instead of one element per
+//              cache line (CPU's kernel walks this way too).
+//
+// A tile whose rows share one index (an index expanded along the other
+// dims, as scatter_add of whole rows) and are adjacent in both tensors is
+// done a contiguous run per j: run(other_run, self_run, count).
+template <typename T, typename I, typename Elem, typename Run>
+void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, int64_t other_dim_stride,
+              Elem&& elem, Run&& run) {
+  constexpr int64_t kTile = 256;
   const int64_t grain = std::max<int64_t>(1, grain_elements(sizeof(T)) / std::max<int64_t>(1, p.row_len));
   const I* ib = static_cast<const I*>(index.data);
   T* ob = static_cast<T*>(other);
   T* sb = static_cast<T*>(self);
-  runtime::parallel_for(0, p.rows, grain, [&](int64_t r0, int64_t r1) {
-    for_each_row(p.L, r0 * p.row_len, r1 * p.row_len, [&](const std::array<int64_t, 3>& off, int64_t n) {
-      body(ib + off[0], ob ? ob + off[1] : nullptr, sb + off[2], n);
+  const bool tiled = p.row_len <= 4 || (p.self_dim_stride != 1 && (ob == nullptr || other_dim_stride != 1));
+  if (!tiled) {
+    runtime::parallel_for(0, p.rows, grain, [&](int64_t r0, int64_t r1) {
+      for_each_row(p.L, r0 * p.row_len, r1 * p.row_len, [&](const std::array<int64_t, 3>& off, int64_t n) {
+        const I* ip = ib + off[0];
+        T* op = ob ? ob + off[1] : nullptr;
+        T* sp = sb + off[2];
+        for (int64_t j = 0; j < n; ++j) elem(ip, op, sp, j);
+      });
     });
+    return;
+  }
+  runtime::parallel_for(0, p.rows, std::max<int64_t>(grain, kTile), [&](int64_t r0, int64_t r1) {
+    int64_t ioff[kTile], ooff[kTile], soff[kTile];
+    for (int64_t t0 = r0; t0 < r1; t0 += kTile) {
+      const int64_t t1 = std::min(r1, t0 + kTile);
+      int64_t c = 0;
+      for_each_row(p.L, t0 * p.row_len, t1 * p.row_len, [&](const std::array<int64_t, 3>& off, int64_t) {
+        ioff[c] = off[0];
+        ooff[c] = off[1];
+        soff[c] = off[2];
+        ++c;
+      });
+      bool uniform = true;
+      for (int64_t t = 1; t < c && uniform; ++t) {
+        uniform = ioff[t] == ioff[0] && soff[t] == soff[0] + t && (ob == nullptr || ooff[t] == ooff[0] + t);
+      }
+      if (uniform) {
+        const I* ip = ib + ioff[0];
+        for (int64_t j = 0; j < p.row_len; ++j) {
+          const int64_t k = static_cast<int64_t>(ip[j * p.L.strides[0].back()]);
+          if (k < 0 || k >= p.self_dim_size) out_of_bounds(k, p.dim, p.self_dim_size);
+          run(ob ? ob + ooff[0] + j * other_dim_stride : nullptr, sb + soff[0] + k * p.self_dim_stride, c);
+        }
+        continue;
+      }
+      for (int64_t j = 0; j < p.row_len; ++j) {
+        for (int64_t t = 0; t < c; ++t) elem(ib + ioff[t], ob ? ob + ooff[t] : nullptr, sb + soff[t], j);
+      }
+    }
   });
 }
 
@@ -79,13 +132,16 @@ void gather_typed(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
   const Plan p = make_plan(index, &out, self, dim);
   const int64_t is = p.L.strides[0].back(), os = p.L.strides[1].back();
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
-  run_rows<T, I>(p, index, out.data, self.data, [&](const I* ip, T* op, T* sp, int64_t n) {
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t k = static_cast<int64_t>(ip[j * is]);
-      if (k < 0 || k >= size) out_of_bounds(k, dim, size);
-      op[j * os] = sp[k * ss];
-    }
-  });
+  run_rows<T, I>(
+      p, index, out.data, self.data, os,
+      [&](const I* ip, T* op, T* sp, int64_t j) {
+        const int64_t k = static_cast<int64_t>(ip[j * is]);
+        if (k < 0 || k >= size) out_of_bounds(k, dim, size);
+        op[j * os] = sp[k * ss];
+      },
+      [](T* __restrict op, const T* __restrict sp, int64_t c) {
+        for (int64_t t = 0; t < c; ++t) op[t] = sp[t];
+      });
 }
 
 template <ScatterOp Op, typename T, typename I>
@@ -96,13 +152,20 @@ void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index,
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
   T v{};
   if (!src) std::memcpy(&v, value, sizeof(T));
-  run_rows<T, I>(p, index, src ? src->data : nullptr, self.data, [&](const I* ip, T* srp, T* sp, int64_t n) {
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t k = static_cast<int64_t>(ip[j * is]);
-      if (k < 0 || k >= size) out_of_bounds(k, dim, size);
-      combine<Op>(sp + k * ss, srp ? srp[j * srs] : v);
-    }
-  });
+  run_rows<T, I>(
+      p, index, src ? src->data : nullptr, self.data, srs,
+      [&](const I* ip, T* srp, T* sp, int64_t j) {
+        const int64_t k = static_cast<int64_t>(ip[j * is]);
+        if (k < 0 || k >= size) out_of_bounds(k, dim, size);
+        combine<Op>(sp + k * ss, srp ? srp[j * srs] : v);
+      },
+      [&](const T* __restrict srp, T* __restrict sp, int64_t c) {
+        if (srp) {
+          for (int64_t t = 0; t < c; ++t) combine<Op>(sp + t, srp[t]);
+        } else {
+          for (int64_t t = 0; t < c; ++t) combine<Op>(sp + t, v);
+        }
+      });
 }
 
 void check(const TensorDesc& t, const char* what) {
