@@ -56,14 +56,31 @@ Indexer make_indexer(const ElementwiseDesc& d, const std::vector<int64_t>& sizes
   return ix;
 }
 
+// True when no index operand moves along the innermost dim: the indexed
+// offset is then one value per row piece (x[idx] with idx broadcast over the
+// trailing dims, the embedding / index_put_ of whole rows pattern).
+bool index_fixed_per_row(const Indexer& ix, const DynLayout& L) {
+  for (int k = 0; k < ix.nidx; ++k) {
+    if (L.strides[2 + k][L.ndim() - 1] != 0) return false;
+  }
+  return true;
+}
+
 template <typename T>
 void index_gather_typed(const ElementwiseDesc& d, const Indexer& ix) {
   const DynLayout L = iterator_layout(d);
   char* out = static_cast<char*>(d.operands[0].data);
   const char* self = operand_data(d.operands[1]);
   const int64_t os = L.strides[0][L.ndim() - 1], ss = L.strides[1][L.ndim() - 1];
+  const bool fixed = index_fixed_per_row(ix, L);
   runtime::parallel_for(0, L.numel(), grain_elements(sizeof(T) * 4), [&](int64_t b, int64_t e) {
     for_each_row_dyn(L, b, e, [&](const int64_t* off, int64_t n) {
+      if (fixed) {
+        const char* src = self + off[1] + ix.offset(d, off, 0, L);
+        char* dst = out + off[0];
+        for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * os, src + j * ss, sizeof(T));
+        return;
+      }
       for (int64_t j = 0; j < n; ++j) {
         const int64_t src = off[1] + j * ss + ix.offset(d, off, j, L);
         std::memcpy(out + off[0] + j * os, self + src, sizeof(T));
@@ -78,8 +95,23 @@ void index_put_typed(const ElementwiseDesc& d, const Indexer& ix) {
   char* self = static_cast<char*>(d.operands[0].data);
   const char* values = operand_data(d.operands[1]);
   const int64_t ds = L.strides[0][L.ndim() - 1], vs = L.strides[1][L.ndim() - 1];
+  const bool fixed = index_fixed_per_row(ix, L);
   auto body = [&](int64_t b, int64_t e) {
     for_each_row_dyn(L, b, e, [&](const int64_t* off, int64_t n) {
+      if (fixed) {  // one indexed offset for the row piece
+        char* dst = self + off[0] + ix.offset(d, off, 0, L);
+        const char* src = values + off[1];
+        for (int64_t j = 0; j < n; ++j) {
+          T v;
+          std::memcpy(&v, src + j * vs, sizeof(T));
+          if constexpr (Accumulate) {
+            combine<ScatterOp::kAdd>(reinterpret_cast<T*>(dst + j * ds), v);
+          } else {
+            std::memcpy(dst + j * ds, &v, sizeof(T));
+          }
+        }
+        return;
+      }
       for (int64_t j = 0; j < n; ++j) {
         T* dst = reinterpret_cast<T*>(self + off[0] + j * ds + ix.offset(d, off, j, L));
         T v;
