@@ -15,28 +15,6 @@
 namespace torch_tpu::kernels {
 namespace {
 
-template <typename T>
-inline auto widen(T x) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return half_bits_to_float(x.bits);
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return bfloat16_bits_to_float(x.bits);
-  } else {
-    return x;
-  }
-}
-
-template <typename T, typename Acc>
-inline T narrow(Acc x) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return Half{float_to_half_bits(x)};
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16{float_to_bfloat16_bits(x)};
-  } else {
-    return x;
-  }
-}
-
 template <typename T, typename Index>
 void run(const EmbeddingBackwardDesc& d) {
   using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -67,7 +45,7 @@ void run(const EmbeddingBackwardDesc& d) {
     for (int64_t k = k0; k < k1; ++k) {
       T* row = out + k * D;
       if (k == d.padding_idx || count[k] == 0) {
-        for (int64_t j = 0; j < D; ++j) row[j] = narrow<T, Acc>(Acc{0});
+        for (int64_t j = 0; j < D; ++j) row[j] = narrow_from<T>(Acc{0});
         continue;
       }
       std::fill(acc.begin(), acc.end(), Acc{0});
@@ -75,12 +53,12 @@ void run(const EmbeddingBackwardDesc& d) {
       for (int64_t p = start[k]; p < start[k + 1]; ++p) {
         const T* g = grad + order[p] * D;
         if (d.scale_grad_by_freq) {
-          for (int64_t j = 0; j < D; ++j) acc[j] += static_cast<Acc>(widen(g[j])) * scale;
+          for (int64_t j = 0; j < D; ++j) acc[j] += widen_to<Acc>(g[j]) * scale;
         } else {
-          for (int64_t j = 0; j < D; ++j) acc[j] += static_cast<Acc>(widen(g[j]));
+          for (int64_t j = 0; j < D; ++j) acc[j] += widen_to<Acc>(g[j]);
         }
       }
-      for (int64_t j = 0; j < D; ++j) row[j] = narrow<T, Acc>(acc[j]);
+      for (int64_t j = 0; j < D; ++j) row[j] = narrow_from<T>(acc[j]);
     }
   });
 }

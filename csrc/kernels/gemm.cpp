@@ -221,8 +221,8 @@ void store_tile(const GemmDesc& d, const typename C::acc_t* acc, int64_t ldacc,
     alpha = static_cast<E>(d.alpha);
     beta = static_cast<E>(d.beta);
   }
-  auto out = [](E v) { return store_acc<In, Acc>(static_cast<Acc>(v)); };
-  auto in = [](In v) { return static_cast<E>(load_acc<In, Acc>(v)); };
+  auto out = [](E v) { return narrow_from<In>(static_cast<Acc>(v)); };
+  auto in = [](In v) { return static_cast<E>(widen_to<Acc>(v)); };
   const int64_t ccs = kUnit ? 1 : d.c.col_stride;
   const int64_t scs = d.s.col_stride;
   for (int64_t i = 0; i < rows; ++i) {

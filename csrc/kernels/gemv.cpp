@@ -70,7 +70,7 @@ inline typename Vec<Acc>::V load_vec(const In* p) {
       return v;
     }
 #endif
-    for (int l = 0; l < Vec<Acc>::kWidth; ++l) v[l] = load_acc<In, Acc>(p[l]);
+    for (int l = 0; l < Vec<Acc>::kWidth; ++l) v[l] = widen_to<Acc>(p[l]);
   }
   return v;
 }
@@ -101,7 +101,7 @@ Acc dot_contiguous(const In* a, const Acc* x, int64_t n) {
     for (int l = 0; l < w; ++l) s[l] = static_cast<Acc>(static_cast<E2>(s[l]) + static_cast<E2>(s[l + w]));
   }
   Acc r = s[0];
-  for (; i < n; ++i) r = madd(load_acc<In, Acc>(a[i]), x[i], r);
+  for (; i < n; ++i) r = madd(widen_to<Acc>(a[i]), x[i], r);
   return r;
 }
 
@@ -136,9 +136,9 @@ void gemv_typed(const GemmDesc& d, const Problem& p) {
   auto finish = [&](int64_t b, int64_t i, Acc v, bool products) {
     E out = products ? alpha * static_cast<E>(v) : E{};
     if (!d.beta_zero) {
-      out += beta * static_cast<E>(load_acc<In, Acc>(S[b * p.sbs + i * p.ss]));
+      out += beta * static_cast<E>(widen_to<Acc>(S[b * p.sbs + i * p.ss]));
     }
-    Y[b * p.ybs + i * p.ys] = store_acc<In, Acc>(static_cast<Acc>(out));
+    Y[b * p.ybs + i * p.ys] = narrow_from<In>(static_cast<Acc>(out));
   };
 
   auto task = [&](int64_t t, std::vector<Acc>& xbuf) {
@@ -149,7 +149,7 @@ void gemv_typed(const GemmDesc& d, const Problem& p) {
     const int64_t k0 = kc * kch, kn = std::min(kch, p.k - k0);
     xbuf.resize(kn);
     const In* xb = X + b * p.xbs + k0 * p.xs;
-    for (int64_t kk = 0; kk < kn; ++kk) xbuf[kk] = load_acc<In, Acc>(xb[kk * p.xs]);
+    for (int64_t kk = 0; kk < kn; ++kk) xbuf[kk] = widen_to<Acc>(xb[kk * p.xs]);
     Acc acc[kRowBlock] = {};
     const In* Mb = M + b * p.mbs + r0 * p.mrs + k0 * p.mks;
     if (p.mks == 1) {
@@ -158,12 +158,12 @@ void gemv_typed(const GemmDesc& d, const Problem& p) {
       for (int64_t kk = 0; kk < kn; ++kk) {
         const In* col = Mb + kk * p.mks;
         const Acc xv = xbuf[kk];
-        for (int64_t r = 0; r < rn; ++r) acc[r] = madd(load_acc<In, Acc>(col[r]), xv, acc[r]);
+        for (int64_t r = 0; r < rn; ++r) acc[r] = madd(widen_to<Acc>(col[r]), xv, acc[r]);
       }
     } else {
       for (int64_t r = 0; r < rn; ++r) {
         Acc a{};
-        for (int64_t kk = 0; kk < kn; ++kk) a = madd(load_acc<In, Acc>(Mb[r * p.mrs + kk * p.mks]), xbuf[kk], a);
+        for (int64_t kk = 0; kk < kn; ++kk) a = madd(widen_to<Acc>(Mb[r * p.mrs + kk * p.mks]), xbuf[kk], a);
         acc[r] = a;
       }
     }

@@ -8,6 +8,8 @@
 // optional F16C fast path in the array helpers cannot change any result.
 #pragma once
 
+#include <type_traits>
+
 #include <bit>
 #include <cstdint>
 
@@ -115,6 +117,32 @@ inline void half_to_float_n(float* __restrict dst, const Half* __restrict src, i
   }
 #endif
   for (; i < n; ++i) dst[i] = half_bits_to_float(src[i].bits);
+}
+
+// x widened to the compute type Acc (float for Half/BFloat16) and a
+// compute value narrowed back to T (round to nearest even). Shared by the
+// kernels that accumulate reduced floats in float (gemm, gemv, embedding
+// backward).
+template <typename Acc, typename T>
+inline Acc widen_to(T x) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return half_bits_to_float(x.bits);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return bfloat16_bits_to_float(x.bits);
+  } else {
+    return static_cast<Acc>(x);
+  }
+}
+
+template <typename T, typename Acc>
+inline T narrow_from(Acc x) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return Half{float_to_half_bits(x)};
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return BFloat16{float_to_bfloat16_bits(x)};
+  } else {
+    return static_cast<T>(x);
+  }
 }
 
 }  // namespace torch_tpu::kernels
