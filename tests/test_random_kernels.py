@@ -147,6 +147,65 @@ def test_exponential(dtype):
     assert abs(x.var() - 0.25) < 0.01
 
 
+@pytest.mark.parametrize("dtype", FLOATING)
+def test_log_normal(dtype):
+    x = draw(lambda: torch.empty(200000, device="tpu", dtype=dtype).log_normal_(0.5, 0.25), seed=0).double()
+    assert x.min() > 0
+    lx = x.log()
+    assert abs(lx.mean() - 0.5) < 0.01
+    assert abs(lx.std() - 0.25) < 0.01
+    with pytest.raises(RuntimeError, match="std"):
+        torch.empty(3, device="tpu").log_normal_(0, -1)
+
+
+@pytest.mark.parametrize("dtype", FLOATING)
+def test_cauchy(dtype):
+    x = draw(lambda: torch.empty(200000, device="tpu", dtype=dtype).cauchy_(1.0, 2.0), seed=0).double()
+    # No mean; median 1 and quartiles 1 -+ 2.
+    q = torch.quantile(x[:100000], torch.tensor([0.25, 0.5, 0.75], dtype=torch.float64))
+    assert torch.allclose(q, torch.tensor([-1.0, 1.0, 3.0], dtype=torch.float64), atol=0.06)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.int32, torch.int64])
+def test_geometric(dtype):
+    x = draw(lambda: torch.empty(200000, device="tpu", dtype=dtype).geometric_(0.25), seed=0)
+    assert x.dtype == dtype
+    v = x.double()
+    assert v.min() >= 1 and bool((v == v.round()).all())
+    assert abs(v.mean() - 4.0) < 0.05          # 1 / p
+    assert abs(v.var() - 12.0) < 0.5           # (1 - p) / p^2
+    assert abs((v == 1).double().mean() - 0.25) < 0.01
+    with pytest.raises(RuntimeError, match="geometric_ expects p to be in"):
+        torch.empty(3, device="tpu").geometric_(1.5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_normal_with_tensor_mean_and_std(dtype):
+    n = 100000
+    mean = torch.tensor([-3.0, 0.0, 5.0], dtype=dtype).repeat(n)
+    std = torch.tensor([0.5, 1.0, 2.0], dtype=dtype).repeat(n)
+    centres = torch.tensor([-3.0, 0.0, 5.0], dtype=torch.float64)
+    for fn, want in ((lambda m, s: torch.normal(m, s), centres), (lambda m, s: torch.normal(m, 2.0), centres),
+                     (lambda m, s: torch.normal(1.0, s), torch.ones(3, dtype=torch.float64))):
+        got = draw(lambda: fn(mean.to("tpu"), std.to("tpu")), seed=1)
+        assert got.dtype == dtype and got.shape == fn(mean, std).shape
+        assert torch.allclose(got.double().view(n, 3).mean(0), want, atol=0.05)
+    s = draw(lambda: torch.normal(mean.to("tpu"), std.to("tpu")), seed=1).double().view(n, 3).std(0)
+    assert torch.allclose(s, torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64), atol=0.03)
+    out = torch.empty(3 * n, device="tpu", dtype=dtype)
+    torch.normal(mean.to("tpu"), std.to("tpu"), out=out)
+    assert abs(out.cpu().double().view(n, 3).mean(0)[2].item() - 5.0) < 0.05
+    with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+        torch.normal(mean.to("tpu"), -std.to("tpu"))
+
+
+def test_same_seed_same_draws_for_new_distributions():
+    for fn in (lambda t: t.log_normal_(), lambda t: t.cauchy_(), lambda t: t.geometric_(0.3)):
+        a = draw(lambda: fn(torch.empty(1000, device="tpu")), seed=5)
+        b = draw(lambda: fn(torch.empty(1000, device="tpu")), seed=5)
+        assert torch.equal(a, b)
+
+
 @pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int32, torch.int64, torch.float16,
                                    torch.float32, torch.float64])
 def test_bernoulli_scalar(dtype):

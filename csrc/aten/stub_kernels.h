@@ -33,6 +33,12 @@ void normal_kernel(const at::TensorBase& self, double mean, double std,
                    std::optional<at::Generator> gen);                          // normal_stub
 void exponential_kernel(at::TensorIteratorBase& iter, double lambda,
                         std::optional<at::Generator> gen);                     // exponential_stub
+void log_normal_kernel(at::TensorIteratorBase& iter, const double mean, const double std,
+                       std::optional<at::Generator> gen);                      // log_normal_stub
+void cauchy_kernel(at::TensorIteratorBase& iter, const double median, const double sigma,
+                   std::optional<at::Generator> gen);                          // cauchy_stub
+void geometric_kernel(at::TensorIteratorBase& iter, const double p,
+                      std::optional<at::Generator> gen);                       // geometric_stub
 void bernoulli_scalar_kernel(const at::TensorBase& self, double p,
                              std::optional<at::Generator> gen);                // bernoulli_scalar_stub
 void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p,

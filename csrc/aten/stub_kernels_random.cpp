@@ -67,6 +67,31 @@ void exponential_kernel(at::TensorIteratorBase& iter, double lambda,
   launch_random(iter.tensor_base(0), d, gen, "exponential_");
 }
 
+void log_normal_kernel(at::TensorIteratorBase& iter, const double mean, const double std,
+                       std::optional<at::Generator> gen) {
+  kernels::RandomDesc d;
+  d.dist = kernels::RandomDist::kLogNormal;
+  d.a = mean;
+  d.b = std;
+  launch_random(iter.tensor_base(0), d, gen, "log_normal_");
+}
+
+void cauchy_kernel(at::TensorIteratorBase& iter, const double median, const double sigma,
+                   std::optional<at::Generator> gen) {
+  kernels::RandomDesc d;
+  d.dist = kernels::RandomDist::kCauchy;
+  d.a = median;
+  d.b = sigma;
+  launch_random(iter.tensor_base(0), d, gen, "cauchy_");
+}
+
+void geometric_kernel(at::TensorIteratorBase& iter, const double p, std::optional<at::Generator> gen) {
+  kernels::RandomDesc d;
+  d.dist = kernels::RandomDist::kGeometric;
+  d.a = p;
+  launch_random(iter.tensor_base(0), d, gen, "geometric_");
+}
+
 void bernoulli_scalar_kernel(const at::TensorBase& self, double p,
                              std::optional<at::Generator> gen) {
   kernels::RandomDesc d;

@@ -172,6 +172,25 @@ T draw(const RandomDesc& d, const uint32_t w[4]) {
       }
       break;
     }
+    case RandomDist::kLogNormal: {
+      if constexpr (is_float_v<T>) {  // in double, as CPU's at::lognormal_distribution
+        const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
+        const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
+        return convert<T>(std::exp(d.a + d.b * r * std::cos(theta)));
+      }
+      break;
+    }
+    case RandomDist::kCauchy: {
+      if constexpr (is_float_v<T>) {
+        return convert<T>(d.a + d.b * std::tan(M_PI * (u53(w) - 0.5)));
+      }
+      break;
+    }
+    case RandomDist::kGeometric: {
+      // ceil(log(U) / log(1 - p)) with U strictly inside (0, 1): >= 1.
+      const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;  // (0, 1)
+      return convert<T>(std::ceil(std::log(u) / std::log1p(-d.a)));
+    }
     case RandomDist::kRandomBits: {
       const uint64_t v64 = bits64(w[0], w[1]);
       if constexpr (std::is_same_v<T, Bool>) {

@@ -30,6 +30,9 @@ enum class RandomDist : int8_t {
   kNormal,        // mean a, std b (Box-Muller)
   kBernoulli,     // 1 with probability a (a scalar p)
   kExponential,   // rate a, values > 0
+  kLogNormal,     // exp(N(a, b^2))
+  kCauchy,        // median a, scale b
+  kGeometric,     // trials to the first success, success probability a (>= 1)
   kRandomBits,    // CPU's random_(): [0, 2^mantissa] for floats, [0, max] for ints, {0,1} bool
   kRandomRange,   // base + (bits mod range): random_(from, to); uses range/base
   kRandomFull64,  // the full 64-bit range (random_(from=min, to=None) for int64)
