@@ -216,6 +216,9 @@ def test_second_device_and_side_stream():
     with torch.tpu.stream(s):
         y = F.gelu(x.to("tpu:1"), approximate="tanh")
         e = torch.exp(x.to("tpu:1"))
+    # .cpu() below copies on tpu:1's current (default) stream: as with CUDA,
+    # it is ordered after the side stream's kernels only when asked to.
+    torch.tpu.current_stream(1).wait_stream(s)
     assert y.device == torch.device("tpu:1")
     torch.testing.assert_close(y.cpu(), expected, equal_nan=True)
     torch.testing.assert_close(e.cpu(), torch.exp(x), equal_nan=True)
