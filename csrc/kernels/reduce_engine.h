@@ -218,20 +218,6 @@ struct Engine {
     const int64_t work = std::max<int64_t>(1, per_item / splits);
     const int64_t grain = std::max<int64_t>(1, kMinTaskElems / work);
 
-    if (!outer && splits == 1 && L.rsize.size() == 1 && L.rstride[0] == kElem && L.ksize.size() <= 1) {
-      // Contiguous rows, one kept dim: each row is one run, no layout
-      // arithmetic per row (the row sum / softmax-statistics shape).
-      const int64_t kin0 = L.ksize.empty() ? 0 : L.kin[0];
-      const int64_t kout0 = L.ksize.empty() ? 0 : L.kout[0][0];
-      const int64_t kout1 = L.ksize.empty() || L.noutputs < 2 ? 0 : L.kout[1][0];
-      runtime::parallel_for(0, n_out, grain, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          char* o[2] = {out[0] + r * kout0, out[1] ? out[1] + r * kout1 : nullptr};
-          op.store(o, run(in + r * kin0, n_red, kElem, 0), n_red);
-        }
-      });
-      return;
-    }
     auto task = [&](int64_t t) {
       const int64_t item = t / splits, s = t - item * splits;
       const int64_t ra = std::min(n_red, s * chunk), rb = std::min(n_red, ra + chunk);
