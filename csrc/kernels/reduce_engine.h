@@ -20,7 +20,7 @@
 //   outer  the innermost kept dim is contiguous in the input (a column
 //          reduction, sum over dim 0): blocks of kCols outputs accumulate
 //          whole input rows at once, vectorized across the outputs
-//          (kCols: 256 bytes of accumulators, independent of kLanes).
+//          (kCols: 1 KiB of accumulators, independent of kLanes).
 // Sums (kPairwise) combine halves recursively in both shapes, so float
 // error grows with log(n).
 #pragma once
@@ -45,9 +45,12 @@ struct Engine {
   using In = typename Op::In;
   using Acc = typename Op::Acc;
   static constexpr int kL = Op::kLanes;
-  // Outer shape: outputs per block, 256 bytes of accumulators, so each
-  // input row visit reads four whole cache lines.
-  static constexpr int kCols = static_cast<int>(256 / sizeof(Acc)) < 8 ? 8 : static_cast<int>(256 / sizeof(Acc));
+  // Outer shape: outputs per block, 1 KiB of accumulators, so each input
+  // row visit reads 4-16 whole cache lines. Measured on a 4096x1024 column
+  // sum: 256 bytes 1.2-1.4x CPU's time, 512 bytes 0.9-1.04x, 1 KiB
+  // 0.93-0.98x (and bfloat16 1.35x -> 1.1x): wider visits let the
+  // prefetcher follow the 4 KiB row stride.
+  static constexpr int kCols = static_cast<int>(1024 / sizeof(Acc)) < 8 ? 8 : static_cast<int>(1024 / sizeof(Acc));
   static constexpr int64_t kElem = sizeof(In);
 
   const Op& op;
