@@ -1,6 +1,6 @@
 // parallel_for on a device's cores: per device, (cores - 1) helper threads
-// plus the stream worker that calls it. A call posts a job whose chunks are
-// claimed dynamically (atomic counter) by the caller and idle helpers;
+// plus the stream worker that calls it. A call posts a job whose chunks the
+// caller and idle helpers claim, each its own block first (see Job);
 // helpers take chunks of jobs from higher-priority streams first.
 #include <pthread.h>
 
