@@ -9,6 +9,7 @@
 #include <ATen/ops/nll_loss_forward_meta.h>
 #include <c10/core/DeviceGuard.h>
 
+#include "aten/contiguous_out.h"
 #include "aten/launch.h"
 #include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
@@ -55,19 +56,6 @@ Common prepare(const at::Tensor& self, const at::Tensor& target, const at::Tenso
   c.dtype = device_dtype(self.scalar_type(), name);
   c.target_dtype = device_dtype(target.scalar_type(), name);
   return c;
-}
-
-// Runs fill(t) on out or, when out is not contiguous, on a contiguous
-// temporary copied into out afterwards.
-template <typename F>
-void into_contiguous(const at::Tensor& out, F&& fill) {
-  if (out.is_contiguous()) {
-    fill(out);
-    return;
-  }
-  at::Tensor tmp = at::empty(out.sizes(), out.options());
-  fill(tmp);
-  const_cast<at::Tensor&>(out).copy_(tmp);
 }
 
 void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,

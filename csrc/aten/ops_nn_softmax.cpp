@@ -15,6 +15,7 @@
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
+#include "aten/contiguous_out.h"
 #include "aten/launch.h"
 #include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
@@ -34,19 +35,6 @@ Shape3 split_at(const at::Tensor& t, int64_t dim) {
   s.dim = t.size(dim);
   for (int64_t i = dim + 1; i < t.dim(); ++i) s.inner *= t.size(i);
   return s;
-}
-
-// Runs `fill(result)` into `out`, through a contiguous temporary when out is
-// not contiguous (the kernels write row-major).
-template <typename F>
-void into_contiguous(const at::Tensor& out, F&& fill) {
-  if (out.is_contiguous()) {
-    fill(out);
-    return;
-  }
-  at::Tensor tmp = at::empty(out.sizes(), out.options());
-  fill(tmp);
-  const_cast<at::Tensor&>(out).copy_(tmp);
 }
 
 void check_half_to_float(const at::Tensor& input, bool half_to_float, const char* op) {

@@ -22,21 +22,6 @@
 namespace torch_tpu::kernels {
 namespace {
 
-constexpr int64_t kWorkElems = 32768;
-
-int64_t rows_grain(int64_t n) { return std::max<int64_t>(1, kWorkElems / std::max<int64_t>(1, n)); }
-
-template <typename C>
-C load_one(const void* p, DType t, int64_t i) {
-  C v{};
-  nn::load_row(p, t, i, 1, &v);
-  return v;
-}
-template <typename C>
-void store_one(C v, void* p, DType t, int64_t i) {
-  nn::store_row(&v, 1, p, t, i);
-}
-
 // gamma / beta widened once (1 / 0 when absent).
 template <typename C>
 std::vector<C> load_param(const void* p, DType t, int64_t n, C absent) {
@@ -52,7 +37,7 @@ void forward_typed(const LayerNormDesc& d) {
   const std::vector<C> beta = load_param<C>(d.beta, d.param_dtype, N, C(0));
   const bool has_gamma = d.gamma != nullptr, has_beta = d.beta != nullptr;
   const bool direct = std::is_same_v<C, float> && d.x_dtype == DType::kFloat32;
-  runtime::parallel_for(0, d.M, rows_grain(N), [&](int64_t b, int64_t e) {
+  runtime::parallel_for(0, d.M, nn::rows_grain(N), [&](int64_t b, int64_t e) {
     std::vector<C> buf(direct ? 0 : N);
     const C* g = gamma.data();
     const C* bt = beta.data();
@@ -88,8 +73,8 @@ void forward_typed(const LayerNormDesc& d) {
         for (int64_t i = 0; i < N; ++i) y[i] = x[i] * rstd + shift;
       }
       if (!direct) nn::store_row(y, N, d.y, d.x_dtype, r * N);
-      if (d.mean != nullptr) store_one(mean, d.mean, d.stat_dtype, r);
-      if (d.rstd != nullptr) store_one(rstd, d.rstd, d.stat_dtype, r);
+      if (d.mean != nullptr) nn::store_one(mean, d.mean, d.stat_dtype, r);
+      if (d.rstd != nullptr) nn::store_one(rstd, d.rstd, d.stat_dtype, r);
     }
   });
 }
@@ -108,7 +93,7 @@ void backward_typed(const LayerNormBackwardDesc& d) {
   // C = double) are read and written in place; others go through buffers.
   constexpr DType kComputeDtype = std::is_same_v<C, float> ? DType::kFloat32 : DType::kFloat64;
   const bool direct = d.x_dtype == kComputeDtype;
-  runtime::parallel_for(0, blocks, std::max<int64_t>(1, rows_grain(N) / block_rows), [&](int64_t bb, int64_t be) {
+  runtime::parallel_for(0, blocks, std::max<int64_t>(1, nn::rows_grain(N) / block_rows), [&](int64_t bb, int64_t be) {
     std::vector<C> dy_buf(direct ? 0 : N), x_buf(direct ? 0 : N), dx_buf(direct ? 0 : N);
     const C* __restrict g = gamma.data();
     for (int64_t blk = bb; blk < be; ++blk) {
@@ -131,8 +116,8 @@ void backward_typed(const LayerNormBackwardDesc& d) {
           x = x_buf.data();
           dx = dx_buf.data();
         }
-        const C mean = load_one<C>(d.mean, d.stat_dtype, r);
-        const C rstd = load_one<C>(d.rstd, d.stat_dtype, r);
+        const C mean = nn::load_one<C>(d.mean, d.stat_dtype, r);
+        const C rstd = nn::load_one<C>(d.rstd, d.stat_dtype, r);
         if (want_params) {
           for (int64_t i = 0; i < N; ++i) {
             sg[i] += dy[i] * (x[i] - mean) * rstd;

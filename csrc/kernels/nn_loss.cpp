@@ -25,17 +25,6 @@ int64_t target_at(const void* t, DType dt, int64_t i) {
                              : static_cast<const int64_t*>(t)[i];
 }
 
-template <typename C>
-C value_at(const void* p, DType t, int64_t i) {
-  C v{};
-  nn::load_row(p, t, i, 1, &v);
-  return v;
-}
-template <typename C>
-void store_at(C v, void* p, DType t, int64_t i) {
-  nn::store_row(&v, 1, p, t, i);
-}
-
 // Element (n, cls, s) of the input for item i = n * inner + s.
 inline int64_t input_index(int64_t i, int64_t cls, int64_t classes, int64_t inner) {
   return ((i / inner) * classes + cls) * inner + i % inner;
@@ -56,10 +45,10 @@ void forward_typed(const NllLossDesc& d) {
         C loss = 0;
         if (cls != d.ignore_index) {
           check_target(cls, d.classes);
-          const C w = d.weight ? value_at<C>(d.weight, d.dtype, cls) : C(1);
-          loss = -value_at<C>(d.input, d.dtype, input_index(i, cls, d.classes, d.inner)) * w;
+          const C w = d.weight ? nn::load_one<C>(d.weight, d.dtype, cls) : C(1);
+          loss = -nn::load_one<C>(d.input, d.dtype, input_index(i, cls, d.classes, d.inner)) * w;
         }
-        store_at(loss, d.output, d.dtype, i);
+        nn::store_one(loss, d.output, d.dtype, i);
       }
     });
     return;
@@ -69,29 +58,29 @@ void forward_typed(const NllLossDesc& d) {
     const int64_t cls = target_at(d.target, d.target_dtype, i);
     if (cls == d.ignore_index) continue;
     check_target(cls, d.classes);
-    const double w = d.weight ? static_cast<double>(value_at<C>(d.weight, d.dtype, cls)) : 1.0;
-    loss -= static_cast<double>(value_at<C>(d.input, d.dtype, input_index(i, cls, d.classes, d.inner))) * w;
+    const double w = d.weight ? static_cast<double>(nn::load_one<C>(d.weight, d.dtype, cls)) : 1.0;
+    loss -= static_cast<double>(nn::load_one<C>(d.input, d.dtype, input_index(i, cls, d.classes, d.inner))) * w;
     total += w;
   }
   // Mean over zero total weight is 0/0 = nan, as on CPU.
   if (d.reduction == kMean) loss = loss / total;
-  store_at(static_cast<C>(loss), d.output, d.dtype, 0);
-  store_at(static_cast<C>(total), d.total_weight, d.dtype, 0);
+  nn::store_one(static_cast<C>(loss), d.output, d.dtype, 0);
+  nn::store_one(static_cast<C>(total), d.total_weight, d.dtype, 0);
 }
 
 template <typename C>
 void backward_typed(const NllLossBackwardDesc& d) {
   const bool none = d.reduction == kNone;
-  C scale = none ? C(0) : value_at<C>(d.grad_output, d.dtype, 0);
-  if (d.reduction == kMean) scale = scale / value_at<C>(d.total_weight, d.dtype, 0);
+  C scale = none ? C(0) : nn::load_one<C>(d.grad_output, d.dtype, 0);
+  if (d.reduction == kMean) scale = scale / nn::load_one<C>(d.total_weight, d.dtype, 0);
   runtime::parallel_for(0, d.batch * d.inner, 4096, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t cls = target_at(d.target, d.target_dtype, i);
       if (cls == d.ignore_index) continue;
       check_target(cls, d.classes);
-      const C w = d.weight ? value_at<C>(d.weight, d.dtype, cls) : C(1);
-      const C g = none ? value_at<C>(d.grad_output, d.dtype, i) : scale;
-      store_at(-w * g, d.grad_input, d.dtype, input_index(i, cls, d.classes, d.inner));
+      const C w = d.weight ? nn::load_one<C>(d.weight, d.dtype, cls) : C(1);
+      const C g = none ? nn::load_one<C>(d.grad_output, d.dtype, i) : scale;
+      nn::store_one(-w * g, d.grad_input, d.dtype, input_index(i, cls, d.classes, d.inner));
     }
   });
 }

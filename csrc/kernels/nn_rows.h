@@ -99,6 +99,26 @@ inline void store_row(const C* __restrict src, int64_t n, void* dst, DType t, in
   }
 }
 
+// Rows per parallel_for chunk for rows of row_elems elements: about 32K
+// elements of work per chunk.
+inline int64_t rows_grain(int64_t row_elems) {
+  constexpr int64_t kWorkElems = 32768;
+  return std::max<int64_t>(1, kWorkElems / std::max<int64_t>(1, row_elems));
+}
+
+// Element i of p (dtype t) in C, and v stored there: the one-element forms
+// of load_row / store_row (per-row statistics, losses, weights).
+template <typename C>
+inline C load_one(const void* p, DType t, int64_t i) {
+  C v{};
+  load_row(p, t, i, 1, &v);
+  return v;
+}
+template <typename C>
+inline void store_one(C v, void* p, DType t, int64_t i) {
+  store_row(&v, 1, p, t, i);
+}
+
 // ---- lane-parallel reductions ---------------------------------------------
 
 template <typename C>

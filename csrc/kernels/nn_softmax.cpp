@@ -22,9 +22,6 @@ namespace {
 using nn::kLanes;
 
 constexpr int64_t kCols = 64;           // columns per slab (inner > 1)
-constexpr int64_t kWorkElems = 32768;   // elements per parallel_for chunk
-
-int64_t rows_grain(int64_t row_elems) { return std::max<int64_t>(1, kWorkElems / std::max<int64_t>(1, row_elems)); }
 
 // ---- one contiguous row (inner == 1) ----------------------------------------
 
@@ -134,7 +131,7 @@ void softmax_forward_typed(const SoftmaxDesc& d) {
   if (d.inner == 1) {
     const bool in_place_float = std::is_same_v<C, float> && d.input_dtype == DType::kFloat32 &&
                                 d.output_dtype == DType::kFloat32;
-    runtime::parallel_for(0, d.outer, rows_grain(d.dim), [&](int64_t b, int64_t e) {
+    runtime::parallel_for(0, d.outer, nn::rows_grain(d.dim), [&](int64_t b, int64_t e) {
       std::vector<C> buf(in_place_float ? 0 : d.dim);
       for (int64_t r = b; r < e; ++r) {
         if (in_place_float) {
@@ -151,7 +148,7 @@ void softmax_forward_typed(const SoftmaxDesc& d) {
     return;
   }
   const int64_t slabs = (d.inner + kCols - 1) / kCols;
-  runtime::parallel_for(0, d.outer * slabs, rows_grain(d.dim * kCols), [&](int64_t b, int64_t e) {
+  runtime::parallel_for(0, d.outer * slabs, nn::rows_grain(d.dim * kCols), [&](int64_t b, int64_t e) {
     std::vector<C> buf(d.dim * kCols);
     for (int64_t k = b; k < e; ++k) {
       const int64_t o = k / slabs, c0 = (k % slabs) * kCols;
@@ -168,7 +165,7 @@ void softmax_backward_typed(const SoftmaxBackwardDesc& d) {
   if (d.inner == 1) {
     const bool all_float = std::is_same_v<C, float> && d.grad_dtype == DType::kFloat32 &&
                            d.grad_input_dtype == DType::kFloat32;
-    runtime::parallel_for(0, d.outer, rows_grain(d.dim), [&](int64_t b, int64_t e) {
+    runtime::parallel_for(0, d.outer, nn::rows_grain(d.dim), [&](int64_t b, int64_t e) {
       std::vector<C> g(all_float ? 0 : d.dim), y(all_float ? 0 : d.dim);
       for (int64_t r = b; r < e; ++r) {
         if (all_float) {
@@ -187,7 +184,7 @@ void softmax_backward_typed(const SoftmaxBackwardDesc& d) {
     return;
   }
   const int64_t slabs = (d.inner + kCols - 1) / kCols;
-  runtime::parallel_for(0, d.outer * slabs, rows_grain(d.dim * kCols), [&](int64_t b, int64_t e) {
+  runtime::parallel_for(0, d.outer * slabs, nn::rows_grain(d.dim * kCols), [&](int64_t b, int64_t e) {
     std::vector<C> g(d.dim * kCols), y(d.dim * kCols);
     for (int64_t k = b; k < e; ++k) {
       const int64_t o = k / slabs, c0 = (k % slabs) * kCols;
