@@ -22,7 +22,8 @@ import time
 os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
 
 from . import build as build_mod  # noqa: E402
-from . import closure, coverage, emit, manifest, scaffold, stub_check  # noqa: E402
+from . import closure, contracts, coverage, custom_tests, emit, manifest, scaffold  # noqa: E402
+from . import stub_check  # noqa: E402
 from . import test_runner, tests_emit  # noqa: E402
 from .errors import BuildError, ManifestError  # noqa: E402
 
@@ -37,9 +38,12 @@ def log(message: str) -> None:
 def write_generated(args, entries, check: bool = False) -> list:
     """C++ into csrc/generated/, tests into tests/generated/; returns what
     changed (or, with check, what is stale)."""
-    return emit.write(args.root, emit.render(entries), check=check) + tests_emit.write(
-        args.root, tests_emit.render(entries, manifest_path=os.path.relpath(args.manifest)),
-        check=check)
+    customs = manifest.load_custom(args.manifest)
+    tests = tests_emit.render(entries, manifest_path=os.path.relpath(args.manifest))
+    tests.update(contracts.render(entries))
+    tests.update(custom_tests.render(customs))
+    return emit.write(args.root, emit.render(entries, customs), check=check) + tests_emit.write(
+        args.root, tests, check=check)
 
 
 def cmd_generate(args, entries) -> int:
@@ -69,7 +73,8 @@ def cache_dir(args) -> str:
 def cmd_coverage(args, entries) -> int:
     start = time.time()
     path = os.path.join(args.root, coverage.COVERAGE_PATH)
-    changed = coverage.write(path, entries, cache_dir=cache_dir(args))
+    changed = coverage.write(path, entries, cache_dir=cache_dir(args),
+                             customs=manifest.load_custom(args.manifest))
     log(f"{coverage.COVERAGE_PATH} {'written' if changed else 'up to date'} "
         f"({time.time() - start:.1f} s)")
     return 0
@@ -86,7 +91,8 @@ def cmd_check(args, entries) -> int:
     skipped = stub_check.skipped(entries, cache_dir=cache_dir(args))
     problems += closure.problems(entries, root=args.root, manifest_path=manifest_path)
     if coverage.check_stale(os.path.join(args.root, coverage.COVERAGE_PATH), entries,
-                            cache_dir=cache_dir(args)):
+                            cache_dir=cache_dir(args),
+                            customs=manifest.load_custom(args.manifest)):
         problems.append(f"{coverage.COVERAGE_PATH} is stale\n  fix: run python -m codegen coverage")
     for p in problems:
         print(f"error: {p}", file=sys.stderr)

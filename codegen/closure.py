@@ -479,6 +479,7 @@ class _Tracer:
             if applied == MAX_SAMPLES:
                 return
             kwargs = {k: v for k, v in s.kwargs.items() if k != "requires_grad"}  # Python API only
+            kwargs = _aten_kwargs(target, kwargs)
             args = (s.input, *s.args)
             if not _has_tensor((args, kwargs)) and "device" not in kwargs:
                 continue  # nothing would be on tpu: not a tpu call
@@ -517,6 +518,20 @@ class _Tracer:
             return True
         except Exception:
             return False
+
+
+def _aten_kwargs(target, kwargs: dict) -> dict:
+    """The Python API's spelling of an argument where the aten schema wants
+    another: torch.nn.functional's losses take reduction="mean", their aten
+    ops an int (the enum F.* converts it to, torch.nn._reduction.get_enum)."""
+    out = dict(kwargs)
+    if isinstance(out.get("reduction"), str):
+        ints = {a.name for a in target._schema.arguments if str(a.type) == "int"}
+        if "reduction" in ints:
+            from torch.nn import _reduction
+
+            out["reduction"] = _reduction.get_enum(out["reduction"])
+    return out
 
 
 def _has_tensor(obj) -> bool:
@@ -584,7 +599,12 @@ def _recorder(registered: Set[str]):
                             result = func._op_dk(key, *args, **kwargs)
                         if self.count > before:
                             info["body_calls"] = True
-                        return result
+                        if _all_fake(result):
+                            return result
+                        # A body that builds its result without the dispatcher
+                        # (alias_with_sizes_and_strides in _unsafe_view) hands
+                        # back a plain meta tensor: its trace is recorded, its
+                        # result comes from FakeTensorMode instead.
                     except Exception as e:
                         # The device would run this body too: the op is not
                         # covered. Go on without it to see the rest.
@@ -596,6 +616,14 @@ def _recorder(registered: Set[str]):
             return func(*args, **kwargs)
 
     return Recorder()
+
+
+def _all_fake(result) -> bool:
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    found = []
+    _map_tensors(result, found.append)
+    return all(isinstance(t, FakeTensor) for t in found)
 
 
 _EXIT_UNAVAILABLE = 3

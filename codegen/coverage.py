@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import closure, stub_check, upstream
+from . import autocast, closure, stub_check, upstream
 from .dtypes import DTYPES, GROUPS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,8 +46,8 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
            findings: Optional[List["stub_check.Finding"]] = None,
            analyses: Optional[Dict[str, "stub_check.Analysis"]] = None,
            tests: Optional[Dict[str, str]] = None,
-           cache_dir: Optional[str] = closure.CACHE_DIR) -> str:
-    """The whole of docs/coverage.md. Pieces not passed in are computed
+           cache_dir: Optional[str] = closure.CACHE_DIR, customs=()) -> str:
+    """The whole of docs/coverage.md (customs: the custom operators). Pieces not passed in are computed
     (proofs: closure.prove over the composite entries and the core composites
     without an entry; findings/analyses: stub_check; tests: tests_column).
     Raises closure.ProofUnavailable if the closure cannot be traced."""
@@ -81,6 +81,9 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
       "torch: no test results, no timings.")
     w("")
     w(_entries_section(entries, proofs, findings, tests, skip_reason))
+    w(_custom_section(customs))
+    w(_autocast_section(entries))
+    w(_contracts_section(entries))
     w(_core_section(rows, proofs, analyses, skip_reason))
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -107,6 +110,7 @@ def check_stale(path: str, entries=None, **kwargs) -> bool:
         from . import manifest
 
         entries = manifest.load(os.path.join(ROOT, "ops.yaml"))
+        kwargs.setdefault("customs", manifest.load_custom(os.path.join(ROOT, "ops.yaml")))
     try:
         with open(path) as f:
             current = f.read()
@@ -120,11 +124,12 @@ def check_stale(path: str, entries=None, **kwargs) -> bool:
 
 
 def autocast_policy(entry) -> str:
-    """The entry's autocast policy. The manifest has no autocast key yet: once
-    Entry grows one (e.g. `autocast: fp32 | lower_precision_fp | promote`),
-    it shows here without further changes."""
-    value = getattr(entry, "autocast", None)
-    return str(value) if value else DASH
+    """The entry's autocast policy (and why it differs from CUDA's, if it does)."""
+    if not entry.autocast:
+        return DASH
+    if entry.autocast_reason:
+        return f"{entry.autocast} (CUDA: {autocast.reference_policy(entry.op)}; {entry.autocast_reason})"
+    return entry.autocast
 
 
 def _has(op: str, key: str) -> bool:
@@ -394,7 +399,8 @@ def tests_column(entries) -> Dict[str, str]:
         if p.untested or not p.cases:
             out[op] = "none: " + (p.untested or "no cases")
             continue
-        checks = [c for c in ("values", "meta", "out") if any(k.check == c for k in p.cases)]
+        checks = [c for c in ("values", "meta", "out", "autocast")
+                  if any(k.check == c for k in p.cases)]
         text = f"{', '.join(checks)} ({len(p.cases)} cases)"
         xfails = [k for k in p.cases if k.xfail]
         if xfails:
@@ -482,6 +488,118 @@ def _entries_section(entries, proofs, findings, tests, skip_reason) -> str:
             for name, how in p.traced:
                 lines.append(f"  - `{name}`: {how}")
         lines.append("")
+    return "\n".join(lines)
+
+
+def _custom_section(customs) -> str:
+    """The custom operators: every registration ops.yaml makes for them."""
+    from . import custom_tests
+
+    customs = sorted(customs, key=lambda c: c.qualname)
+    lines = ["## Custom operators", "",
+             f"{len(customs)} operators in the `tpu` namespace (`torch.ops.tpu.*`), each declared "
+             "by one ops.yaml entry (`codegen/custom_ops.py`) and registered from it "
+             "(`csrc/generated/register_custom_ops.cpp`): the schema with its tags; the device "
+             "kernel (PrivateUse1; `csrc/aten/custom_ops.cpp`, `csrc/kernels/fused_*.cpp`); the "
+             "fake implementation (Meta: FakeTensor, torch.compile, torch.export, the meta "
+             "device); autograd from the entry's derivatives; the autocast policy. References "
+             "with aten ops: `torch_tpu/reference.py`; samples and error inputs: "
+             "`tests/custom_op_samples.py`; checks: `tests/custom_op_harness.py`.", ""]
+    if not customs:
+        return "\n".join(lines + ["None.", ""])
+    lines += ["| operator | schema | tags | kernel / fake | autograd | autocast | dtypes | "
+              "generated checks |", "|---|---|---|---|---|---|---|---|"]
+    for c in customs:
+        if c.kind == "out":
+            grad = "not differentiable (out=: an input that requires grad is rejected)"
+        elif c.not_differentiable:
+            grad = "not implemented (backward raises)"
+        else:
+            grad = "; ".join(f"{', '.join(d.inputs)}: `{d.formula}`" for d in c.derivatives)
+        checks = sorted({check for check, _ in custom_tests.checks(c, customs)})
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            f"`{c.qualname}`", f"`{c.schema}`", ", ".join(c.tags) or DASH,
+            f"`{c.impl}` / `{c.meta}`", grad, c.autocast or DASH, _dtypes(c.dtypes),
+            ", ".join(checks))) + " |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _autocast_section(entries) -> str:
+    """CUDA's autocast lists (ATen/autocast_mode.h) against the manifest."""
+    by_op = {e.op: e for e in entries}
+    ref = autocast.reference_rows()
+    declared = [op for op, _ in ref if op in by_op]
+    lines = ["## Autocast", "",
+             "`torch.autocast(\"tpu\")` registers a policy (AutocastPrivateUse1, "
+             "`csrc/generated/register_autocast.cpp`) for every entry with an `autocast:` key; "
+             "every other op falls through unchanged. The reference is CUDA's op lists in the "
+             "installed `ATen/autocast_mode.h`: an entry for an op on them must declare the same "
+             "policy (or say why not), which `python -m codegen` checks.", "",
+             f"{len(declared)} of the {len(ref)} overloads on CUDA's lists have an entry, all "
+             "with a policy; the others have no entry yet (\"upstream\" says how torch "
+             "implements them).", "",
+             "| overload | CUDA policy | tpu |", "|---|---|---|"]
+    for op, policy in ref:
+        e = by_op.get(op)
+        if e is not None:
+            tpu = autocast_policy(e) + f" ({e.route} entry)"
+        else:
+            tpu = f"no entry (upstream: {upstream_kind(op)})"
+        lines.append(f"| `{op}` | {policy} | {_cell(tpu)} |")
+    extra = [e for e in entries if e.autocast and autocast.reference_policy(e.op) == "none"]
+    lines.append("")
+    if extra:
+        lines += ["Policies on ops CUDA's lists do not name: " +
+                  ", ".join(f"`{e.op}` ({autocast_policy(e)})" for e in extra) + ".", ""]
+    return "\n".join(lines)
+
+
+def _contracts_section(entries) -> str:
+    """What the out= contract and type-promotion suites cover per entry
+    (codegen/contracts.py; the rules: codegen/out_rules.py)."""
+    from . import contracts, out_rules
+
+    outs, promos = contracts.plans(list(entries))
+    tested = [p for p in outs if p.rules]
+    n_rules = sum(len(p.rules) for p in tested)
+    xfails = [(p.entry.op, r, contracts._xfail(p.entry, "out_contract", r))
+              for p in tested for r in p.rules if contracts._xfail(p.entry, "out_contract", r)]
+    lines = ["## The out= contract", "",
+             f"`tests/generated/test_out_contract.py`: {n_rules} tests over {len(tested)} entries "
+             "with an out= overload, one per rule (`codegen/out_rules.py`): " +
+             "; ".join(f"*{r}*" for r in out_rules.RULES) + ". Each case runs on CPU and tpu with "
+             "the same layouts and must end the same way; a wrong device or dtype must be "
+             "rejected before anything reaches the device. A rule is generated only where the "
+             "op's OpInfo samples can express it (the generator runs them on CPU); the others "
+             "are listed with the reason.", "",
+             f"Expected failures: {len(xfails)}" + (": " + "; ".join(
+                 f"`{op}` {r} ({why})" for op, r, why in xfails) if xfails else "") + ".", "",
+             "| entry | out= overload | OpInfo, dtype | rules tested | not applicable |",
+             "|---|---|---|---|---|"]
+    for p in sorted(tested, key=lambda p: p.entry.op):
+        na = "; ".join(f"{r}: {why}" for r, why in sorted(p.skipped.items()))
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            f"`{p.entry.op}`", f"`{p.out}`", f"{p.opinfo.full_name}, {p.dtype}",
+            len(p.rules), na)) + " |")
+    untested = [p for p in outs if not p.rules and p.entry.family.get("out")]
+    lines += ["", f"Entries whose family has an out= overload but no out= contract test "
+              f"({len(untested)}): " + "; ".join(
+                  f"`{p.entry.op}` ({p.why_none})" for p in sorted(untested, key=lambda p: p.entry.op))
+              + ".", ""]
+    matrices = [p for p in promos if p.kinds]
+    lines += ["## Type promotion", "",
+              f"`tests/generated/test_type_promotion.py`: {sum(len(p.kinds) for p in matrices)} "
+              f"tests over the {len(matrices)} entries whose OpInfo is a binary ufunc. Each runs "
+              "every pair of operands of its kinds (1-d tensors, 0-dim tensors, Python scalars; "
+              "15 dtypes from bool to complex128; explicit out= of every dtype) on CPU and tpu: "
+              "same error type, or same dtype and values, and the dtype PyTorch's rule gives "
+              "(`torch.result_type`, bool for comparisons, the default float for integer "
+              "true division).", "",
+              "| entry | OpInfo | operand kinds |", "|---|---|---|"]
+    for p in sorted(matrices, key=lambda p: p.entry.op):
+        lines.append(f"| `{p.entry.op}` | {p.opinfo.full_name} | {', '.join(p.kinds)} |")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -121,9 +121,14 @@ class Signature:
 def dispatcher_signature(schema: str, const_ref_for_mutable: bool, structured: bool = False) -> Signature:
     """Raises UnsupportedType for argument types this generator cannot map."""
     func = FunctionSchema.parse(schema)
-    params = [f"{argument_type(a, const_ref_for_mutable, structured)} {a.name}"
-              for a in func.arguments.flat_all]
-    rets = [_return_type(r, const_ref_for_mutable) for r in func.returns]
+    return signature_of(func.arguments.flat_all, func.returns, const_ref_for_mutable, structured)
+
+
+def signature_of(arguments, returns, const_ref_for_mutable: bool, structured: bool = False) -> Signature:
+    """The signature for parsed arguments and returns (custom operators:
+    their schemas need not follow native_functions.yaml's naming rules)."""
+    params = [f"{argument_type(a, const_ref_for_mutable, structured)} {a.name}" for a in arguments]
+    rets = [_return_type(r, const_ref_for_mutable) for r in returns]
     if not rets:
         returns = "void"
     elif len(rets) == 1:

@@ -12,6 +12,7 @@ from typing import Dict, List
 
 import jinja2
 
+from . import autocast, custom_emit
 from .manifest import Entry
 from .wrappers import Wrapper, wrapper
 
@@ -58,8 +59,9 @@ def _headers(entries: List[Entry]) -> List[str]:
     return sorted(headers)
 
 
-def render(entries: List[Entry]) -> Dict[str, str]:
-    """Maps repository-relative path -> file content."""
+def render(entries: List[Entry], customs=()) -> Dict[str, str]:
+    """Maps repository-relative path -> file content. customs: the custom
+    operators (codegen/custom_ops.py)."""
     env = _environment()
     entries = sorted(entries, key=lambda e: e.op)
     files: Dict[str, str] = {}
@@ -79,7 +81,70 @@ def render(entries: List[Entry]) -> Dict[str, str]:
         "aten_ops.h.j2").render(declarations=declarations)
     files[os.path.join(GENERATED_DIR, "register_aten.cpp")] = env.get_template(
         "register_aten.cpp.j2").render(num_shards=NUM_SHARDS)
+    customs = sorted(customs, key=lambda c: c.qualname)
+    files[os.path.join(GENERATED_DIR, "register_autocast.cpp")] = env.get_template(
+        "register_autocast.cpp.j2").render(aten=_autocast_rows(entries),
+                                           custom=_custom_autocast_rows(customs),
+                                           custom_includes=bool(customs))
+    views = [custom_emit.view(c) for c in customs]
+    files[os.path.join(GENERATED_DIR, "custom_ops.h")] = env.get_template(
+        "custom_ops.h.j2").render(views=views)
+    path = os.path.join(GENERATED_DIR, "register_custom_ops.cpp")
+    files[path] = custom_emit.restore_lines(
+        env.get_template("register_custom_ops.cpp.j2").render(views=views), path)
     return files
+
+
+@dataclass(frozen=True)
+class _CustomAutocastRow:
+    op: str
+    name: str
+    line: int
+    policy: str
+    register_signature: str
+    redispatch_signature: str
+    function: str
+
+
+def _custom_autocast_rows(customs) -> List[_CustomAutocastRow]:
+    rows = []
+    for c in customs:
+        if c.autocast in ("", "none"):
+            continue
+        fn = f"torch_tpu::ops::{c.cpp_name}"
+        rows.append(_CustomAutocastRow(c.qualname, c.schema_name, c.line, c.autocast,
+                                       f"decltype({fn})", f"decltype({fn})", fn))
+    return rows
+
+
+@dataclass(frozen=True)
+class _AutocastRow:
+    op: str
+    line: int
+    policy: str
+    register_signature: str
+    redispatch_signature: str
+    function: str
+
+
+def _autocast_rows(entries: List[Entry]) -> List[_AutocastRow]:
+    """One WrapFunction registration per entry with a policy. The redispatch
+    target is the op's own at::_ops::<op>::call (the dispatcher entry), except
+    for fp32_append_dtype, which redispatches to the overload ATen's
+    AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE names."""
+    rows = []
+    for e in entries:
+        if e.autocast in ("", "none"):
+            continue
+        if e.autocast == "fp32_append_dtype":
+            r = autocast.reference().redispatch[e.op]
+            rows.append(_AutocastRow(e.op, e.line or 0, e.autocast, r.register_signature,
+                                     r.redispatch_signature, r.function))
+            continue
+        fn = "at::_ops::" + e.op.replace(".", "_") + "::call"
+        rows.append(_AutocastRow(e.op, e.line or 0, e.autocast, f"decltype({fn})",
+                                 f"decltype({fn})", fn))
+    return rows
 
 
 def write(root: str, files: Dict[str, str], check: bool = False) -> List[str]:

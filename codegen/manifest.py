@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 from torchgen.model import SchemaKind
 
-from . import cpp, upstream
+from . import autocast, cpp, upstream
 from .dtypes import DTYPES, parse_dtypes
 from .errors import ManifestError, did_you_mean
 from .yaml_lines import LINE_KEY, load_with_lines
@@ -29,6 +29,8 @@ KEYS = {
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
     "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
     "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError",
+    "autocast": "the AutocastPrivateUse1 policy: " + ", ".join(autocast.POLICIES) +
+                " (or {policy: ..., reason: ...} to differ from CUDA's on purpose)",
     "tests": "test hints: opinfo, xfail, atol, rtol (see the top of ops.yaml)",
     "notes": "free text shown in docs/coverage.md",
 }
@@ -41,8 +43,10 @@ TEST_KEYS = {
     "rtol": "relative tolerance against CPU: a number, or {dtype: number}",
 }
 XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
-              "checks": "only these generated checks: values, meta, out"}
-CHECKS = ("values", "meta", "out")
+              "checks": "only these generated checks: values, meta, out, autocast, "
+                        "out_contract, promotion",
+              "rules": "with checks: [out_contract]: only these out= rules (codegen/out_rules.py)"}
+CHECKS = ("values", "meta", "out", "autocast", "out_contract", "promotion")
 _CPP_NAME = re.compile(r"^(?:[A-Za-z_]\w*::)*[A-Za-z_]\w*$")
 _KIND_NAMES = {SchemaKind.functional: "functional", SchemaKind.inplace: "inplace",
                SchemaKind.out: "out"}
@@ -69,6 +73,7 @@ class XFail:
     reason: str
     dtypes: Tuple[str, ...] = ()    # empty: all
     checks: Tuple[str, ...] = ()    # empty: all
+    rules: Tuple[str, ...] = ()     # out_contract: the failing out= rules (empty: all)
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,8 @@ class Entry:
     dtypes: Tuple[str, ...] = ()    # empty: any
     tests: TestHints = field(default_factory=TestHints)
     notes: str = ""
+    autocast: str = ""              # a policy of codegen/autocast.py; "": not declared
+    autocast_reason: str = ""       # why it differs from CUDA's policy, if it does
 
     @property
     def family(self) -> Dict[str, str]:
@@ -104,6 +111,20 @@ class Entry:
 
 
 def load(path: str) -> List[Entry]:
+    """The aten entries (custom operators: load_custom)."""
+    return [e for e in _load_all(path) if isinstance(e, Entry)]
+
+
+def load_custom(path: str) -> list:
+    """The custom operators (tpu::...) of the manifest (codegen/custom_ops.py)."""
+    from .custom_ops import CustomOp
+
+    return [e for e in _load_all(path) if isinstance(e, CustomOp)]
+
+
+def _load_all(path: str) -> list:
+    from . import custom_ops
+
     try:
         with open(path) as f:
             text = f.read()
@@ -123,8 +144,17 @@ def load(path: str) -> List[Entry]:
         raise ManifestError(path, 1, "the manifest must be a YAML list of entries",
                             "start each entry with '- op: <name>'")
     entries: List[Entry] = []
+    customs: Dict[str, object] = {}
     registered: Dict[str, Tuple[int, str]] = {}  # overload -> (line, entry op)
     for item in data:
+        if custom_ops.is_custom(item):
+            op = custom_ops.parse(path, item)
+            if op.qualname in customs:
+                raise ManifestError(path, op.line, f"duplicate entry (first at line "
+                                    f"{customs[op.qualname].line})", "keep one entry per operator",
+                                    op=op.qualname)
+            customs[op.qualname] = op
+            continue
         entry = _entry(path, item)
         for v in entry.variants:
             if v.op in registered:
@@ -134,7 +164,7 @@ def load(path: str) -> List[Entry]:
                                     "keep one entry per operator family", op=entry.op)
             registered[v.op] = (entry.line, entry.op)
         entries.append(entry)
-    return sorted(entries, key=lambda e: e.op)
+    return sorted(entries, key=lambda e: e.op) + sorted(customs.values(), key=lambda c: c.qualname)
 
 
 class _Checker:
@@ -194,15 +224,77 @@ def _entry(path: str, item) -> Entry:
         check.fail("'notes' must be a string", "write notes: \"...\"", key="notes")
     common = dict(op=op, route=route, line=line, dtypes=dtypes, tests=tests, notes=notes)
     if route == "direct":
-        return Entry(variants=(_direct_variant(check, up),), impl=item["impl"], **common)
-    if route == "stub":
+        routed = dict(variants=(_direct_variant(check, up),), impl=item["impl"])
+    elif route == "stub":
         stub, header = _stub(check, item["stub"])
-        return Entry(variants=_stub_variants(check, up), stub=stub, stub_header=header,
-                     kernel=item["kernel"], **common)
-    if route == "composite":
+        routed = dict(variants=_stub_variants(check, up), stub=stub, stub_header=header,
+                      kernel=item["kernel"])
+    elif route == "composite":
         _composite(check, up)
-        return Entry(variants=(), **common)
-    return Entry(variants=_fallback_variants(check, up), **common)
+        routed = dict(variants=())
+    else:
+        routed = dict(variants=_fallback_variants(check, up))
+    policy, reason = _autocast(check, up, item.get("autocast"))
+    return Entry(autocast=policy, autocast_reason=reason, **common, **routed)
+
+
+def _autocast(check: _Checker, up: upstream.UpstreamOp, value) -> Tuple[str, str]:
+    """The declared policy: valid for the op's schema, and CUDA's
+    (ATen/autocast_mode.h) unless a reason says why not."""
+    reason = ""
+    if isinstance(value, dict):
+        check.unknown_keys(value, {"policy": "the policy", "reason": "why it differs from CUDA's"},
+                           where=" in 'autocast'")
+        reason = value.get("reason", "")
+        if not isinstance(reason, str) or not reason.strip():
+            check.fail("'autocast' as a mapping needs a 'reason'",
+                       "autocast: {policy: none, reason: \"why tpu differs from CUDA\"}",
+                       key="autocast")
+        value = value.get("policy")
+    cuda = autocast.reference_policy(up.name)
+    where = (f"CUDA's autocast runs aten::{up.name} under '{cuda}' "
+             f"(ATen/autocast_mode.h of the installed torch)")
+    if value is None:
+        if cuda != "none":
+            check.fail(f"no autocast policy: {where}",
+                       f"add 'autocast: {cuda}' to the entry (or autocast: {{policy: ..., "
+                       f"reason: ...}} to differ on purpose)", key="autocast")
+        return "", ""
+    if not isinstance(value, str) or value not in autocast.POLICIES:
+        check.fail(f"unknown autocast policy {value!r}{did_you_mean(str(value), autocast.POLICIES)}",
+                   "policies: " + "; ".join(f"{k}: {v}" for k, v in autocast.POLICIES.items()),
+                   key="autocast")
+    if value != "none":
+        _check_policy_fits(check, up, value)
+    if value != cuda and not reason:
+        check.fail(f"autocast policy '{value}' differs from CUDA's: {where}",
+                   f"use 'autocast: {cuda}', or say why with autocast: {{policy: {value}, "
+                   f"reason: \"...\"}}", key="autocast")
+    if value == cuda and reason:
+        check.fail("'autocast.reason' is only for a policy that differs from CUDA's "
+                   f"('{cuda}' here)", f"write 'autocast: {value}'", key="autocast")
+    return value, reason.strip()
+
+
+def _check_policy_fits(check: _Checker, up: upstream.UpstreamOp, value: str) -> None:
+    func = up.func
+    if up.kind in (SchemaKind.inplace, SchemaKind.out) or func.arguments.out or any(
+            a.annotation is not None and a.annotation.is_write for a in func.arguments.flat_all):
+        check.fail(f"autocast policy '{value}' on an op that writes to its arguments: the "
+                   "cast copies would be written instead", "declare the policy on the "
+                   "functional overload's entry (as CUDA does)", key="autocast")
+    if not any(a.type.is_tensor_like() for a in func.arguments.flat_all):
+        check.fail(f"autocast policy '{value}' on an op without tensor inputs",
+                   "remove 'autocast'", key="autocast")
+    if value == "fp32_set_opt_dtype" and not any(
+            str(a.type) == "ScalarType?" for a in func.arguments.flat_non_out):
+        check.fail("'fp32_set_opt_dtype' needs an optional dtype argument ('ScalarType? dtype'), "
+                   f"which {up.name} does not have", "use 'fp32'", key="autocast")
+    if value == "fp32_append_dtype" and up.name not in autocast.reference().redispatch:
+        check.fail("'fp32_append_dtype' redispatches to an overload that takes a dtype; ATen "
+                   "names that overload only for " +
+                   ", ".join(sorted(autocast.reference().redispatch)),
+                   "use 'fp32'", key="autocast")
 
 
 def _signature(check: _Checker, up: upstream.UpstreamOp) -> cpp.Signature:
@@ -326,7 +418,17 @@ def _tests(check: _Checker, value) -> TestHints:
             if c not in CHECKS:
                 check.fail(f"unknown check '{c}' in xfail{did_you_mean(c, CHECKS)}",
                            "checks are: " + ", ".join(CHECKS), key="tests")
-        xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks))
+        from .out_rules import RULES
+
+        rules = tuple(x.get("rules", ()))
+        for r in rules:
+            if r not in RULES:
+                check.fail(f"unknown out= rule '{r}' in xfail{did_you_mean(r, RULES)}",
+                           "rules are: " + ", ".join(RULES), key="tests")
+        if rules and checks != ("out_contract",):
+            check.fail("xfail 'rules' name out= contract rules: they need checks: [out_contract]",
+                       "write checks: [out_contract], rules: [...]", key="tests")
+        xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks, rules))
     tol = {}
     for key in ("atol", "rtol"):
         if key not in value:

@@ -21,7 +21,16 @@ from .dtypes import DTYPES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
-_FORMAT = 2  # 2: foreach OpInfos included (opinfo_db.py)
+_FORMAT = 3  # 2: foreach OpInfos included (opinfo_db.py); 3: binary-ufunc facts
+
+
+@dataclass(frozen=True)
+class BinaryFacts:
+    """What a BinaryUfuncInfo says about its operands and result dtype."""
+    rhs_python_scalar: bool         # tensor x Python scalar
+    one_python_scalar: bool         # also Python scalar x tensor
+    always_returns_bool: bool       # comparisons, logical ops
+    promotes_int_to_float: bool     # true division, atan2, ...
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,7 @@ class OpInfoFacts:
     # does not compare values ("output is non-deterministic", ...): the
     # generated tests then compare metadata only.
     not_comparable: Tuple[Tuple[str, str], ...] = ()
+    binary: Optional[BinaryFacts] = None    # None: not a BinaryUfuncInfo
 
     @property
     def full_name(self) -> str:
@@ -92,7 +102,7 @@ def _skip_reason(decorator) -> Optional[str]:
 
 def _extract() -> List[OpInfoFacts]:
     import torch
-    from torch.testing._internal.opinfo.core import DecorateInfo
+    from torch.testing._internal.opinfo.core import BinaryUfuncInfo, DecorateInfo
 
     from .opinfo_db import all_opinfos
 
@@ -116,20 +126,29 @@ def _extract() -> List[OpInfoFacts]:
                 if reasons:
                     not_comparable.append((dtype, reasons[0]))
                     break
+        binary = None
+        if isinstance(op, BinaryUfuncInfo):
+            binary = BinaryFacts(bool(op.supports_rhs_python_scalar),
+                                 bool(op.supports_one_python_scalar),
+                                 bool(op.always_returns_bool), bool(op.promotes_int_to_float))
         facts.append(OpInfoFacts(op.name, op.variant_test_name, op.aten_name or op.name,
-                                 bool(op.supports_out), supported, tuple(not_comparable)))
+                                 bool(op.supports_out), supported, tuple(not_comparable),
+                                 binary))
     return facts
 
 
 def _to_json(facts: List[OpInfoFacts]) -> List[dict]:
     return [{"name": f.name, "variant": f.variant, "aten_name": f.aten_name,
              "supports_out": f.supports_out, "dtypes": list(f.dtypes),
-             "not_comparable": [list(x) for x in f.not_comparable]} for f in facts]
+             "not_comparable": [list(x) for x in f.not_comparable], "binary": (None if f.binary is None else
+                                                                  vars(f.binary))}
+            for f in facts]
 
 
 def _from_json(rows: List[dict]) -> List[OpInfoFacts]:
     return [OpInfoFacts(r["name"], r["variant"], r["aten_name"], r["supports_out"],
-                        tuple(r["dtypes"]), tuple(tuple(x) for x in r["not_comparable"]))
+                        tuple(r["dtypes"]), tuple(tuple(x) for x in r["not_comparable"]),
+                        BinaryFacts(**r["binary"]) if r.get("binary") else None)
             for r in rows]
 
 

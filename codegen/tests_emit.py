@@ -29,6 +29,7 @@ from typing import Dict, List, Optional
 
 import jinja2
 
+from . import autocast
 from .errors import ManifestError, did_you_mean
 from .manifest import CHECKS, Entry
 from .opinfo_index import Index, OpInfoFacts
@@ -108,7 +109,10 @@ def _xfail(entry: Entry, check: str, dtype: str) -> str:
     return ""
 
 
-def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.yaml") -> Plan:
+def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.yaml",
+         elsewhere: Optional[Dict[str, str]] = None) -> Plan:
+    """elsewhere: overload -> the entry registering it (a composite's out=
+    overload may have an entry of its own, whose tests cover it)."""
     index = _index(index)
     if entry.tests.handwritten and not entry.tests.opinfo:
         p = Plan(entry, [], out="")
@@ -127,13 +131,17 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                       "name one in the entry's tests.opinfo if another OpInfo calls it")
         return p
 
-    checks = list(CHECKS)
+    # autocast: _plan_autocast; out_contract, promotion: codegen/contracts.py
+    checks = [c for c in CHECKS if c in ("values", "meta", "out")]
     if entry.route == "direct" and entry.variants and all(v.kind == "out" for v in entry.variants):
         for c in ("values", "meta"):
             p.gaps[c] = (f"the entry registers only the out= overload {entry.op}; "
                          "the out check covers it")
             checks.remove(c)
     if not out:
+        checks.remove("out")
+    elif entry.route == "composite" and out in (elsewhere or {}):
+        p.gaps["out"] = f"{out} has an entry of its own ({elsewhere[out]}), tested there"
         checks.remove("out")
     elif entry.route != "composite" and out not in registered:
         p.gaps["out"] = (f"{out} is not registered for tpu by this entry (it registers "
@@ -162,16 +170,42 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                 if check == "out" and not f.supports_out:
                     continue
                 p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype)))
+    _plan_autocast(p, opinfos)
     if not p.cases:
         p.untested = (f"the OpInfos ({', '.join(f.full_name for f in opinfos)}) support none of "
                       f"the dtypes {', '.join(wanted)} on CPU")
     return p
 
 
+def _plan_autocast(p: Plan, opinfos: List[OpInfoFacts]) -> None:
+    """autocast cases: per OpInfo and autocast dtype the entry's kernel
+    declares, with samples in the dtype that shows the policy."""
+    entry = p.entry
+    if entry.autocast in ("", "none"):
+        return
+    declared = entry.dtypes or autocast.AUTOCAST_DTYPES
+    skipped = [d for d in autocast.AUTOCAST_DTYPES if d not in declared]
+    if skipped:
+        p.gaps["autocast"] = (f"not tested in {', '.join(skipped)}: the entry's kernel does "
+                              "not declare it")
+    for f in opinfos:
+        for low in autocast.AUTOCAST_DTYPES:
+            if low in skipped:
+                continue
+            sample_dtype = autocast.input_dtype(entry.autocast, low)
+            if sample_dtype not in f.dtypes:
+                continue
+            p.cases.append(Case("autocast", f, low, f.comparable(low) is None,
+                                _xfail(entry, "autocast", low)))
+    if not any(c.check == "autocast" for c in p.cases) and "autocast" not in p.gaps:
+        p.gaps["autocast"] = "no OpInfo used here has samples in the dtypes the policy needs"
+
+
 def plans(entries: List[Entry], index: Optional[Index] = None,
           manifest_path: str = "ops.yaml") -> List[Plan]:
     index = _index(index)
-    return [plan(e, index, manifest_path) for e in sorted(entries, key=lambda e: e.op)]
+    elsewhere = {v.op: e.op for e in entries for v in e.variants}
+    return [plan(e, index, manifest_path, elsewhere) for e in sorted(entries, key=lambda e: e.op)]
 
 
 def untested(entries: List[Entry], index: Optional[Index] = None) -> Dict[str, str]:
@@ -245,6 +279,8 @@ def _entry_view(p: Plan, var: str) -> _EntryView:
         args.append(f"atol={_py(e.tests.atol)}")
     if e.tests.rtol is not None:
         args.append(f"rtol={_py(e.tests.rtol)}")
+    if e.autocast not in ("", "none"):
+        args.append(f"autocast={_py(e.autocast)}")
     notes = [f"{k}: {v}" for k, v in sorted(p.gaps.items())]
     return _EntryView(var, e.op, e.line or 0, e.route, ", ".join(args), "; ".join(notes))
 

@@ -54,7 +54,9 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
     if entry.dtypes:
         body.append(f"constexpr uint64_t kDtypes = {cpp_mask(entry.dtypes)};")
         body.append(f'constexpr const char* kDeclared = "{", ".join(entry.dtypes)}";')
-        for a in func.arguments.flat_all:
+        # Inputs only: an out= tensor's dtype is the op's own business (ATen
+        # casts into it or rejects it with PyTorch's error, as on CPU).
+        for a in func.arguments.flat_non_out:
             if _is_tensor(a.type):
                 body.append(f'check_dtype("{v.op}", kDtypes, kDeclared, {a.name});')
     if v.via == "impl":

@@ -77,13 +77,19 @@ def batches(steps: int, batch: int, context: int, vocab: int, seed: int = 0):
         yield seq[:, :-1].contiguous(), seq[:, 1:].contiguous()
 
 
-def train(model: nn.Module, device: str, steps: int, batch: int = 8) -> list[float]:
+def train(model: nn.Module, device: str, steps: int, batch: int = 8,
+          amp_dtype: torch.dtype | None = None) -> list[float]:
+    """amp_dtype: run the forward under torch.autocast(device, amp_dtype)
+    (mixed precision; the weights and the optimizer stay in float32)."""
     model = model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1, foreach=True)
     losses = []
     for x, y in batches(steps, batch, 32, 96):
         x, y = x.to(device), y.to(device)
-        loss = model(x, y)
+        amp = torch.autocast(device, dtype=amp_dtype or torch.bfloat16,
+                             enabled=amp_dtype is not None)
+        with amp:
+            loss = model(x, y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)

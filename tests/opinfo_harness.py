@@ -14,7 +14,10 @@ non-contiguous, moved to tpu with their exact layout):
           predicts the real tpu results' shape, dtype, device, strides and
           storage offset.
   out     op(..., out=t) into a contiguous and a non-contiguous tpu tensor
-          returns t, keeps its strides and storage, and equals CPU's out=.
+          returns t, keeps its strides and storage, and equals CPU's result.
+  autocast  under torch.autocast("tpu", dtype=bfloat16/float16), the result
+          equals CPU eager run on inputs cast as the entry's policy casts them,
+          and has the dtype the policy implies.
 Every check also proves the route (torch_tpu.stats(), reset before each tpu
 call): the entry's registered overloads ran through its route (a stub
 entry's DispatchStub kernel ran), and nothing fell back to the host unless
@@ -37,7 +40,7 @@ import torch_tpu
 from torch.utils import _pytree as pytree
 
 DEVICE = "tpu"
-CHECKS = ("values", "meta", "out")
+CHECKS = ("values", "meta", "out", "autocast")
 
 
 @dataclass(frozen=True)
@@ -51,16 +54,18 @@ class Entry:
     family: Tuple[str, ...] = ()         # route composite: the overloads that decompose
     atol: Union[None, float, Dict[str, float]] = None   # per dtype name, or for all
     rtol: Union[None, float, Dict[str, float]] = None
+    autocast: str = ""                   # the entry's autocast policy ("" = none)
 
 
 @dataclass(frozen=True)
 class Case:
     """One generated test: one check of one entry with one OpInfo and dtype."""
     entry: Entry
-    check: str                           # values / meta / out
+    check: str                           # values / meta / out / autocast
     opinfo: str                          # OpInfo name
     variant: str                         # OpInfo variant_test_name ("" for none)
-    dtype: str                           # torch attribute name: "float32"
+    dtype: str                           # torch attribute name: "float32"; for autocast,
+                                         # the autocast dtype (bfloat16, float16)
     compare_values: bool = True          # False: metadata only (torch does not compare)
     xfail: str = ""                      # reason of a strict xfail ("" for none)
 
@@ -341,6 +346,14 @@ def compare(actual, expected, entry: Entry, values: bool, actual_in=None, expect
             assert type(a) is type(e) and (not values or a == e), f"{where}: tpu {a!r}, cpu {e!r}"
 
 
+def assert_values(actual, expected, entry: Entry) -> None:
+    """Values only (any layout): tpu results against CPU's."""
+    for k, (a, e) in enumerate(zip(pytree.tree_leaves(actual), pytree.tree_leaves(expected))):
+        torch.testing.assert_close(to_cpu(a), e, equal_nan=True, check_stride=False,
+                                   msg=lambda m, k=k: f"result {k}: {m}",
+                                   **_tolerances(entry, e.dtype))
+
+
 def _describe(e: BaseException, label: str, index: int, sample) -> None:
     note = f"[{label} sample {index}] {_summary(sample)}"
     if hasattr(e, "add_note"):
@@ -359,7 +372,8 @@ def _summary(sample) -> str:
 def _samples(c: Case):
     torch.manual_seed(zlib.crc32(c.id.encode()))
     op = opinfo(c.opinfo, c.variant)
-    return op, list(op.sample_inputs("cpu", getattr(torch, c.dtype), requires_grad=False))
+    dtype = autocast_input_dtype(c.entry.autocast, c.dtype) if c.check == "autocast" else c.dtype
+    return op, list(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=False))
 
 
 def _check_values(c: Case, op, samples, route: Route) -> int:
@@ -383,23 +397,15 @@ def _check_values(c: Case, op, samples, route: Route) -> int:
     return compared
 
 
-def _not_fakeable():
-    from torch._subclasses.fake_tensor import (DataDependentOutputException,
-                                               DynamicOutputShapeException)
-
-    return (DataDependentOutputException, DynamicOutputShapeException)
-
-
 def _check_meta(c: Case, op, samples, route: Route) -> int:
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
+    """The real tpu results against two predictions made without data:
+    FakeTensorMode on fake tpu tensors (what torch.compile and torch.export
+    trace with) and the meta device. Both must give the real results' shape,
+    dtype, strides, storage offset and aliasing of the inputs."""
     compared = data_dependent = 0
     for i, sample in enumerate(samples):
         for label, s in layouts(sample):
             real_in = moved(s, DEVICE)
-            mode = FakeTensorMode()
-            fake_in = transform(moved(s, DEVICE),
-                                lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t)
             try:
                 try:
                     real = route(call, op, real_in)
@@ -411,54 +417,111 @@ def _check_meta(c: Case, op, samples, route: Route) -> int:
                     except Exception:
                         continue
                     raise  # a tpu failure, not FakeTensor's
-                try:
-                    with mode:
-                        fake = call(op, fake_in)
-                except _not_fakeable():
-                    data_dependent += 1  # FakeTensor cannot know such an output
+                predicted = 0
+                for how in ("fake", "meta"):
+                    pred_in, ctx = _prediction_inputs(how, s, DEVICE)
+                    try:
+                        with ctx:
+                            pred = call(op, pred_in)
+                    except Exception as e:
+                        if _not_predictable(how, e):
+                            continue  # FakeTensor / meta cannot know such an output
+                        raise
+                    _same_prediction(how, op, s, real, real_in, pred, pred_in)
+                    predicted += 1
+                if not predicted:
+                    data_dependent += 1
                     continue
-                r_leaves, r_spec = pytree.tree_flatten(real)
-                f_leaves, f_spec = pytree.tree_flatten(fake)
-                assert r_spec == f_spec, f"structure: real {r_spec}, fake {f_spec}"
-                for k, (r, f) in enumerate(zip(r_leaves, f_leaves)):
-                    if isinstance(r, torch.Tensor):
-                        assert isinstance(f, torch.Tensor), f"result {k}: fake {type(f).__name__}"
-                        assert f.device == r.device, f"result {k}: fake on {f.device}, real {r.device}"
-                if _layouts(f_leaves) != _layouts(r_leaves):
-                    _same_as_cpu(op, s, _layouts(r_leaves), _layouts(f_leaves))
             except BaseException as e:
                 _describe(e, label, i, s)
                 raise
             compared += 1
     if not compared and data_dependent:
-        pytest.skip(f"FakeTensor cannot predict {c.opinfo_name}'s outputs: they depend on "
-                    "the data (DataDependentOutputException/DynamicOutputShapeException)")
+        pytest.skip(f"neither FakeTensor nor the meta device can predict {c.opinfo_name}'s "
+                    "outputs: they depend on the data")
     return compared
+
+
+def _prediction_inputs(how: str, s, device: str):
+    """The sample as fake tensors on device under a FakeTensorMode ("fake"),
+    or on the meta device with the same layout ("meta"); and the context to
+    call the op in."""
+    import contextlib
+
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    if how == "meta":
+        return moved(s, "meta"), contextlib.nullcontext()
+    mode = FakeTensorMode()
+    return transform(moved(s, device), lambda t: mode.from_tensor(t)
+                     if isinstance(t, torch.Tensor) else t), mode
+
+
+def _not_predictable(how: str, e: Exception) -> bool:
+    """Whether e says the output depends on the data: FakeTensor's
+    DataDependentOutputException/DynamicOutputShapeException (nonzero, item);
+    on the meta device, the refusals of exactly those ops ("no correct
+    data-independent implementation", "item() cannot be called on meta
+    tensors", no Meta kernel for masked_select)."""
+    if how == "fake":
+        from torch._subclasses.fake_tensor import (DataDependentOutputException,
+                                                   DynamicOutputShapeException)
+
+        return isinstance(e, (DataDependentOutputException, DynamicOutputShapeException))
+    text = str(e)
+    return (isinstance(e, NotImplementedError) and (
+        "data-independent" in text or "with Meta tensors" in text)) or (
+        isinstance(e, RuntimeError) and "cannot be called on meta tensors" in text)
+
+
+def _aliasing(outputs, sample) -> list:
+    """Per output leaf: the index of the first input tensor whose storage it
+    shares (None: fresh memory). Storage identity, not data pointers, so fake
+    and meta tensors compare the same way."""
+    inputs = _leaves(sample)
+    first = {}
+    for k, t in enumerate(inputs):
+        first.setdefault(t.untyped_storage()._cdata, k)
+    return [first.get(t.untyped_storage()._cdata) if isinstance(t, torch.Tensor) else None
+            for t in pytree.tree_leaves(outputs)]
+
+
+def _same_prediction(how: str, op, s, real, real_in, pred, pred_in) -> None:
+    r_leaves, r_spec = pytree.tree_flatten(real)
+    p_leaves, p_spec = pytree.tree_flatten(pred)
+    assert r_spec == p_spec, f"{how}: structure: real {r_spec}, {how} {p_spec}"
+    for k, (r, p) in enumerate(zip(r_leaves, p_leaves)):
+        if isinstance(r, torch.Tensor):
+            assert isinstance(p, torch.Tensor), f"{how} result {k}: {type(p).__name__}"
+            expected_device = r.device if how == "fake" else torch.device("meta")
+            assert p.device == expected_device, f"{how} result {k} is on {p.device}"
+    real_alias, pred_alias = _aliasing(real, real_in), _aliasing(pred, pred_in)
+    assert real_alias == pred_alias, (
+        f"{how}: outputs alias inputs {pred_alias} (index of the input, None = fresh), "
+        f"the real tpu outputs {real_alias}")
+    if _layouts(p_leaves) != _layouts(r_leaves):
+        _same_as_cpu(how, op, s, _layouts(r_leaves), _layouts(p_leaves))
 
 
 def _layouts(leaves):
     return [_layout(t) if isinstance(t, torch.Tensor) else None for t in leaves]
 
 
-def _same_as_cpu(op, s, real, fake) -> None:
-    """The fake tpu results' layout differs from the real ones: fine only if
-    FakeTensor mispredicts CPU eager in exactly the same way (an upstream
-    FakeTensor quirk, e.g. empty_like of a zero-size non-contiguous tensor),
+def _same_as_cpu(how: str, op, s, real, pred) -> None:
+    """The predicted layout differs from the real tpu one: fine only if the
+    same prediction mispredicts CPU eager in exactly the same way (an upstream
+    quirk, e.g. FakeTensor's empty_like of a zero-size non-contiguous tensor),
     and tpu agrees with CPU eager."""
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
     cpu_real = _layouts(pytree.tree_leaves(call(op, moved(s, "cpu"))))
-    mode = FakeTensorMode()
-    fake_in = transform(moved(s, "cpu"),
-                        lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t)
-    with mode:
-        cpu_fake = _layouts(pytree.tree_leaves(call(op, fake_in)))
-    for k, (r, f) in enumerate(zip(real, fake)):
-        if r == f:
+    pred_in, ctx = _prediction_inputs(how, s, "cpu")
+    with ctx:
+        cpu_pred = _layouts(pytree.tree_leaves(call(op, pred_in)))
+    for k, (r, p) in enumerate(zip(real, pred)):
+        if r == p:
             continue
-        assert cpu_real[k] == r and cpu_fake[k] == f, (
-            f"result {k}: FakeTensor predicts {f}, real tpu is {r} "
-            f"(on CPU: fake {cpu_fake[k]}, real {cpu_real[k]})")
+        assert cpu_real[k] == r and cpu_pred[k] == p, (
+            f"result {k}: {how} predicts {p}, real tpu is {r} "
+            f"(on CPU: {how} {cpu_pred[k]}, real {cpu_real[k]})")
 
 
 def _out_like(expected, contiguous: bool):
@@ -474,6 +537,17 @@ def _out_like(expected, contiguous: bool):
         return t if contiguous else noncontiguous_like(t)
 
     return pytree.tree_map_only(torch.Tensor, make, expected)
+
+
+def _out_layout(out):
+    return [(t.stride(), t.storage_offset(), t.data_ptr()) for t in pytree.tree_leaves(out)]
+
+
+def _layout_change(before, after):
+    """Per out= tensor: the strides and offset after the call (None when
+    unchanged) and whether it kept its memory."""
+    return [(None if (b[0], b[1]) == (a[0], a[1]) else (a[0], a[1]), a[2] == b[2])
+            for b, a in zip(before, after)]
 
 
 def _check_out(c: Case, op, samples, route: Route) -> int:
@@ -493,8 +567,8 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
             tpu_out = pytree.tree_map_only(torch.Tensor,
                                            functools.partial(mirror, device=DEVICE, memo=memo),
                                            cpu_out)
-            before = [(t.stride(), t.storage_offset(), t.data_ptr())
-                      for t in pytree.tree_leaves(tpu_out)]
+            before = _out_layout(tpu_out)
+            cpu_before = _out_layout(cpu_out)
             tpu_in = moved(s, DEVICE)
             try:
                 cpu_res = call(op, moved(s, "cpu"), out=cpu_out)
@@ -507,12 +581,19 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
                 for k, (r, o) in enumerate(zip(pytree.tree_leaves(tpu_res),
                                                pytree.tree_leaves(tpu_out))):
                     assert r is o, f"out {k}: op(..., out=t) did not return t"
-                after = [(t.stride(), t.storage_offset(), t.data_ptr())
-                         for t in pytree.tree_leaves(tpu_out)]
-                assert after == before, (
-                    f"out= tensors changed layout or storage: {before} -> {after}")
+                # out= keeps a correctly shaped out's strides and storage; where
+                # CPU restrides it anyway (matmul's 1-d results), tpu must match.
+                after, cpu_after = _out_layout(tpu_out), _out_layout(cpu_out)
+                assert _layout_change(before, after) == _layout_change(cpu_before, cpu_after), (
+                    f"out= tensors went from {before} to {after}; on CPU from {cpu_before} to "
+                    f"{cpu_after}")
                 del cpu_res
-                compare(tpu_out, cpu_out, c.entry, c.compare_values)
+                # Layout against CPU's out=, values against the allocating form
+                # (the out= contract; CPU's own out= can be wrong: on CPUs with
+                # AVX-512 FP16, oneDNN's gelu leaves a non-contiguous out unwritten).
+                compare(tpu_out, cpu_out, c.entry, False)
+                if c.compare_values:
+                    assert_values(tpu_out, expected, c.entry)
             except BaseException as e:
                 _describe(e, label, i, s)
                 raise
@@ -520,7 +601,104 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
     return compared
 
 
-_CHECKS = {"values": _check_values, "meta": _check_meta, "out": _check_out}
+# --- autocast -----------------------------------------------------------------
+
+from codegen.autocast import input_dtype as autocast_input_dtype  # noqa: E402  (one rule)
+#
+# The policies are ATen's at::autocast::CastPolicy (ATen/autocast_mode.h). The
+# reference runs on CPU without autocast, on inputs cast as the policy says
+# the tpu inputs are cast; the check also asserts the dtype the policy implies,
+# so an autocast kernel that did nothing cannot pass.
+
+def _eligible(t) -> bool:
+    """What at::autocast::is_eligible accepts: a floating tpu tensor, not double."""
+    return isinstance(t, torch.Tensor) and t.is_floating_point() and t.dtype != torch.float64
+
+
+def _leaves(sample):
+    return [x for x in pytree.tree_leaves((sample.input, sample.args, sample.kwargs))
+            if isinstance(x, torch.Tensor)]
+
+
+def _emulate(policy: str, low: torch.dtype, sample):
+    """The CPU sample as the autocast kernel hands it on: cast (a copy) or
+    dtype set. Returns (sample, floating result dtype the policy implies, or
+    None when it implies none)."""
+    eligible = [t for t in _leaves(sample) if _eligible(t)]
+    if policy in ("lower_precision_fp", "fp32"):
+        to = low if policy == "lower_precision_fp" else torch.float32
+        cast = transform(sample, lambda t: t.to(to) if _eligible(t) else t)
+        return cast, (to if eligible else None)
+    if policy == "promote":
+        to = low
+        for t in eligible:
+            to = torch.float32 if torch.float32 in (to, t.dtype) else to
+        return transform(sample, lambda t: t.to(to) if _eligible(t) else t), (
+            to if eligible else None)
+    if policy == "fp32_set_opt_dtype":
+        from torch.testing._internal.opinfo.core import SampleInput
+
+        first = sample.input
+        first = first[0] if isinstance(first, (list, tuple)) and first else first
+        if not _eligible(first) or sample.kwargs.get("dtype") is not None:
+            return sample, None
+        kwargs = dict(sample.kwargs, dtype=torch.float32)
+        return SampleInput(sample.input, args=sample.args, kwargs=kwargs,
+                           output_process_fn_grad=sample.output_process_fn_grad), torch.float32
+    raise AssertionError(f"no emulation of autocast policy {policy!r} in the harness")
+
+
+def _promote_variants(sample, low: torch.dtype):
+    """promote on float32 samples: all floating tensors in the autocast dtype
+    (the result stays in it), and only the first one (float32 wins)."""
+    first = [True]
+
+    def first_only(t):
+        if _eligible(t) and first[0]:
+            first[0] = False
+            return t.to(low)
+        return t
+
+    return [("all " + str(low), transform(sample, lambda t: t.to(low) if _eligible(t) else t)),
+            ("first " + str(low), transform(sample, first_only))]
+
+
+def _check_autocast(c: Case, op, samples, route: Route) -> int:
+    policy = c.entry.autocast
+    low = getattr(torch, c.dtype)
+    compared = 0
+    for i, sample in enumerate(samples):
+        variants = _promote_variants(sample, low) if policy == "promote" else [
+            ("as generated", sample)]
+        for label, s in variants:
+            ref_in, implied = _emulate(policy, low, moved(s, "cpu"))
+            tpu_in = moved(s, DEVICE)
+            try:
+                expected = s.output_process_fn_grad(call(op, ref_in))
+            except Exception as cpu_error:
+                with pytest.raises(type(cpu_error)):
+                    with torch.autocast(DEVICE, dtype=low):
+                        route(call, op, tpu_in)
+                continue
+            try:
+                with torch.autocast(DEVICE, dtype=low):
+                    actual = s.output_process_fn_grad(route(call, op, tpu_in))
+                compare(actual, expected, c.entry, c.compare_values)
+                floating = [t for t in pytree.tree_leaves(actual)
+                            if isinstance(t, torch.Tensor) and t.is_floating_point()]
+                if implied is not None and floating:
+                    assert floating[0].dtype == implied, (
+                        f"autocast {policy} to {low}: result is {floating[0].dtype}, the policy "
+                        f"implies {implied}")
+            except BaseException as e:
+                _describe(e, label, i, s)
+                raise
+            compared += 1
+    return compared
+
+
+_CHECKS = {"values": _check_values, "meta": _check_meta, "out": _check_out,
+           "autocast": _check_autocast}
 
 
 def run(c: Case) -> None:

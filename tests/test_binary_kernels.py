@@ -450,3 +450,20 @@ def test_relu_and_relu_inplace(dtype):
     assert torch.equal(y.cpu(), torch.relu(x))
     assert torch.equal(t.cpu(), torch.relu(x))
     assert torch.equal(z.cpu(), torch.relu(x.t()))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.int64, torch.float16,
+                                   torch.bfloat16, torch.float32, torch.float64])
+@pytest.mark.parametrize("scalar", [3, -2.5, True])
+def test_remainder_of_a_python_scalar(dtype, scalar):
+    """remainder(Scalar, Tensor) (ops.yaml: remainder.Scalar_Tensor, ATen's
+    native function wrapping the scalar for remainder.Tensor)."""
+    b = make_tensor((7,), dtype, seed=3)
+    b = torch.where(b == 0, torch.ones_like(b), b)  # integer remainder by 0 raises
+    expected = torch.remainder(scalar, b)
+    torch_tpu.reset_stats()
+    actual = torch.remainder(scalar, b.to("tpu"))
+    assert torch_tpu.stats()["ops"]["aten::remainder.Scalar_Tensor"] == {"direct": 1}
+    assert actual.dtype == expected.dtype == torch.result_type(scalar, b)
+    torch.testing.assert_close(actual.cpu(), expected, rtol=1e-3 if dtype.itemsize == 2 else 1e-6,
+                               atol=1e-3 if dtype.itemsize == 2 else 1e-6)

@@ -82,6 +82,21 @@ BAD_MANIFESTS = {
     "family_registered_twice": ("- op: add.Tensor\n  route: fallback\n"
                                 "- op: add.out\n  route: fallback\n",
                                 3, "op 'add.out'", "also registered by 'add.Tensor'"),
+    "autocast_missing": ("- op: exp\n  route: stub\n  stub: exp_stub\n  kernel: k\n",
+                         1, "key 'autocast'", "CUDA's autocast runs aten::exp under 'fp32'"),
+    "autocast_unknown": ("- op: exp\n  route: stub\n  stub: exp_stub\n  kernel: k\n"
+                         "  autocast: fp23\n", 1, "key 'autocast'", "did you mean 'fp32'"),
+    "autocast_not_cudas": ("- op: exp\n  route: stub\n  stub: exp_stub\n  kernel: k\n"
+                           "  autocast: lower_precision_fp\n", 1, "key 'autocast'",
+                           "differs from CUDA's"),
+    "autocast_reason_not_needed": ("- op: exp\n  route: stub\n  stub: exp_stub\n  kernel: k\n"
+                                   "  autocast: {policy: fp32, reason: because}\n", 1,
+                                   "key 'autocast'", "only for a policy that differs"),
+    "autocast_on_out_op": ("- op: mm.out\n  route: direct\n  impl: f\n  autocast: fp32\n",
+                           1, "key 'autocast'", "writes to its arguments"),
+    "autocast_opt_dtype_without_dtype": ("- op: view\n  route: direct\n  impl: f\n"
+                                         "  autocast: fp32_set_opt_dtype\n", 1,
+                                         "key 'autocast'", "needs an optional dtype argument"),
     "not_a_list": ("op: view\n", 1, "", "YAML list"),
     "bad_yaml": ("- op: view\n  route: [direct\n", 3, "", "not valid YAML"),
 }

@@ -40,6 +40,7 @@ TINY = """
   route: composite
 - op: linear
   route: composite
+  autocast: lower_precision_fp
 - op: new_zeros
   route: composite
   tests: {opinfo: [abs]}

@@ -134,6 +134,7 @@ def test_checks_dtypes_and_routes_follow_the_manifest(tmp_path):
   route: fallback
 - op: linear
   route: composite
+  autocast: lower_precision_fp
 - op: empty.memory_format
   route: direct
   impl: empty_memory_format

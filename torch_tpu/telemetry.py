@@ -7,6 +7,7 @@
     s["stubs"]["add_stub"]            # 3: the stub kernel was reached
     s["copies"]["h2d"]                # {"calls": 2, "bytes": 4096}
     s["syncs"]                        # {"item": 1, "copy_d2h": 2}
+    s["launches"]                     # kernels enqueued on tpu streams
 
     with torch_tpu.no_fallback():     # raises if any op ran on the host
         y = model(x)

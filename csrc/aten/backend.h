@@ -14,6 +14,10 @@ void register_hooks();
 void register_fallback();
 // Emitted by `python -m codegen` into csrc/generated/.
 void register_generated_ops();
+// The custom operators torch.ops.tpu.* (csrc/generated/register_custom_ops.cpp).
+void register_generated_custom_ops();
+// torch.autocast("tpu"): the fallthrough and the manifest's policies (csrc/generated/).
+void register_generated_autocast();
 // Stubs an ops.yaml entry cannot name (a second stub of one family):
 // random_full_64_bits_range_stub of random_.from (stub_kernels_random.cpp).
 void register_random_stubs();

@@ -165,6 +165,7 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
     at::native::resize_output(out, {count, self.dim()});
     out.as_strided_({count, self.dim()}, {1, count});
   }
+  at::assert_no_internal_overlap(out);  // as CPU's TensorIterator: before writing
   if (count == 0 || self.dim() == 0) {
     return out;
   }

@@ -8,6 +8,7 @@
 // (stub_kernels_reduce.cpp; attached here on first use, counted like the
 // generated registrations).
 #include <ATen/native/TensorCompare.h>
+#include <ATen/ops/logsumexp_native.h>
 #include <ATen/ops/max_native.h>
 #include <ATen/ops/min_native.h>
 
@@ -69,6 +70,16 @@ std::tuple<at::Tensor, at::Tensor> min_dim(const at::Tensor& self, int64_t dim, 
 std::tuple<at::Tensor&, at::Tensor&> min_dim_min(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& min,
                                                  at::Tensor& min_indices) {
   return out<at::native::structured_min_out>(self, dim, keepdim, min, min_indices);
+}
+
+// logsumexp.out: ATen's composite computes into temporaries (amax, exp,
+// sum, log: kernels) and finds an out on another device only when it writes
+// the result. The out= contract wants that rejected before launch, as a
+// device kernel would (CUDA's message); then the same composite runs.
+at::Tensor& logsumexp_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  TORCH_CHECK(out.device() == self.device(), "Expected out tensor to have device ", self.device(),
+              ", but got ", out.device(), " instead");
+  return at::native::logsumexp_out(self, dim, keepdim, out);
 }
 
 }  // namespace torch_tpu::aten

@@ -83,6 +83,7 @@ at::Tensor& triangle_out(const at::Tensor& self, int64_t diagonal, at::Tensor& o
   const at::Tensor& result = op.output(0);
   if (self.numel() > 0) {
     TORCH_CHECK(self.device() == result.device(), name, ": expected self and out on the same device");
+    at::assert_no_internal_overlap(result);  // CPU's check (its kernel's TensorIterator)
     // A partial overlap of out and self would read overwritten elements.
     if (!(result.is_same(self) || (result.data_ptr() == self.data_ptr() && result.strides() == self.strides()))) {
       at::assert_no_overlap(result, self);
@@ -134,6 +135,7 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
     }
   });
   if (out.numel() == 0) return out;
+  at::assert_no_internal_overlap(out);  // CPU's check (its kernel's TensorIterator)
   kernels::TensorDesc o = describe_nd(out, "arange", 1);
   c10::DeviceGuard guard(out.device());
   std::vector<const void*> buffers{o.data};
@@ -145,6 +147,7 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
   if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return out;
+  at::assert_no_internal_overlap(out);  // CPU's check (its kernel's TensorIterator)
   if (steps == 1) {
     out.fill_(start);
     return out;

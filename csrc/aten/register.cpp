@@ -38,6 +38,8 @@ void register_backend() {
     register_guard_impl();
     register_hooks();
     register_generated_ops();
+    register_generated_custom_ops();
+    register_generated_autocast();
     register_random_stubs();
     register_index_helper_stubs();  // index_put_with_sort_stub (stub_kernels.h)
     register_fallback();

@@ -97,6 +97,10 @@ void sin_kernel(at::TensorIteratorBase& iter);         // sin_stub
 void cos_kernel(at::TensorIteratorBase& iter);         // cos_stub
 void tan_kernel(at::TensorIteratorBase& iter);         // tan_stub
 void tanh_kernel(at::TensorIteratorBase& iter);        // tanh_stub
+void sinh_kernel(at::TensorIteratorBase& iter);        // sinh_stub
+void cosh_kernel(at::TensorIteratorBase& iter);        // cosh_stub
+void asin_kernel(at::TensorIteratorBase& iter);        // asin_stub
+void acos_kernel(at::TensorIteratorBase& iter);        // acos_stub
 void sigmoid_kernel(at::TensorIteratorBase& iter);     // sigmoid_stub
 void erf_kernel(at::TensorIteratorBase& iter);         // erf_stub
 void reciprocal_kernel(at::TensorIteratorBase& iter);  // reciprocal_stub

@@ -3,6 +3,7 @@
 // kernels::ReduceDesc (shape, per-operand byte strides, output strides 0
 // along the reduced dims), launched on the current stream. Host side only:
 // reads no device memory.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/native/ReduceAllOps.h>
 #include <ATen/native/ReduceOps.h>
 #include <ATen/native/TensorCompare.h>
@@ -134,6 +135,10 @@ void scan(const at::Tensor& result, const at::Tensor& self, int64_t dim, kernels
   check_on_tpu(self, name);
   check_on_tpu(result, name);
   TORCH_CHECK(self.scalar_type() == result.scalar_type(), name, ": expected the input cast to the result dtype");
+  // CPU's scan kernel runs a TensorIterator with its overlap checks; a full
+  // alias (cumsum_) is fine, a shifted one would read what it wrote.
+  at::assert_no_internal_overlap(result);
+  at::assert_no_partial_overlap(result, self);
   if (self.numel() == 0) return;
   kernels::TensorDesc out = describe(result, name), in = describe(self, name);
   if (in.sizes.empty()) {  // 0-dim: one element

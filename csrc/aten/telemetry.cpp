@@ -4,6 +4,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "runtime/runtime.h"
+
 namespace torch_tpu::aten::telemetry {
 
 // Counters are created once per name and never move (std::deque keeps
@@ -15,6 +17,7 @@ struct Tables {
   std::unordered_map<std::string, Counter*> ops, stubs;
   std::map<std::string, std::pair<int64_t, int64_t>> copies;
   std::map<std::string, int64_t> syncs;
+  uint64_t launches_at_reset = 0;
 
   Counter& get(std::unordered_map<std::string, Counter*>& table, const std::string& name) {
     std::lock_guard<std::mutex> g(mu);
@@ -96,6 +99,7 @@ Snapshot snapshot() {
   }
   s.copies = t.copies;
   s.syncs = t.syncs;
+  s.launches = static_cast<int64_t>(runtime::launch_count() - t.launches_at_reset);
   return s;
 }
 
@@ -105,6 +109,7 @@ void reset() {
   for (Counter& c : t.counters) Tables::clear(c);
   t.copies.clear();
   t.syncs.clear();
+  t.launches_at_reset = runtime::launch_count();
 }
 
 }  // namespace torch_tpu::aten::telemetry

@@ -44,6 +44,7 @@ struct Snapshot {
   // "h2d" / "d2h" / "d2d" / "peer" -> {calls, bytes}
   std::map<std::string, std::pair<int64_t, int64_t>> copies;
   std::map<std::string, int64_t> syncs;
+  int64_t launches = 0;  // kernels launched on any tpu stream
 };
 Snapshot snapshot();
 void reset();

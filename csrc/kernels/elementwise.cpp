@@ -72,7 +72,9 @@ constexpr const OpEntry* kOps[] = {
     &kLogicalAndEntry, &kLogicalOrEntry, &kLogicalXorEntry, &kLogicalNotEntry,
     &kBitwiseAndEntry, &kBitwiseOrEntry, &kBitwiseXorEntry, &kBitwiseNotEntry, &kLshiftEntry, &kRshiftEntry,
     &kPowEntry, &kPowScalarEntry, &kAtan2Entry, &kHypotEntry,
-    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry};
+    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry,
+    // more unary math (elementwise_unary_math.cpp)
+    &kSinhEntry, &kCoshEntry, &kAsinEntry, &kAcosEntry};
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {

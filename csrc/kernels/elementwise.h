@@ -109,8 +109,13 @@ enum class ElementwiseOp : int16_t {
   kLerpTensor,   // lerp(a, b, w)
   kAddcmul,      // s + v * t1 * t2 (args: v)
   kAddcdiv,      // s + v * t1 / t2 (args: v)
+  // --- more unary math (elementwise_unary_math.cpp), appended: the numbers above stay ---
+  kSinh,
+  kCosh,
+  kAsin,
+  kAcos,
 };
-constexpr int kNumElementwiseOps = 79;
+constexpr int kNumElementwiseOps = 83;
 
 // A scalar argument, converted by the kernel to the compute dtype (with
 // convert(): integers wrap, complex -> real takes the real part).

@@ -77,6 +77,10 @@ extern const OpEntry kTanhEntry;
 extern const OpEntry kSigmoidEntry;
 extern const OpEntry kErfEntry;
 extern const OpEntry kReciprocalEntry;
+extern const OpEntry kSinhEntry;
+extern const OpEntry kCoshEntry;
+extern const OpEntry kAsinEntry;
+extern const OpEntry kAcosEntry;
 // elementwise_unary_round.cpp
 extern const OpEntry kSignEntry;
 extern const OpEntry kFloorEntry;

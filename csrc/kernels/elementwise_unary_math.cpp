@@ -44,6 +44,11 @@ TPU_UNARY_IMPL(TanhImpl, kTanh, "tanh", vmath::tanh_f(x), std::tanh(x))
 TPU_UNARY_IMPL(SigmoidImpl, kSigmoid, "sigmoid", vmath::sigmoid_f(x), 1.0 / (1.0 + std::exp(-x)))
 TPU_UNARY_IMPL(ErfImpl, kErf, "erf", vmath::erf_f(x), std::erf(x))
 TPU_UNARY_IMPL(ReciprocalImpl, kReciprocal, "reciprocal", 1.0f / x, 1.0 / x)
+// libm's float functions (SLEEF's on CPU): within an ulp or two of CPU.
+TPU_UNARY_IMPL(SinhImpl, kSinh, "sinh", std::sinh(x), std::sinh(x))
+TPU_UNARY_IMPL(CoshImpl, kCosh, "cosh", std::cosh(x), std::cosh(x))
+TPU_UNARY_IMPL(AsinImpl, kAsin, "asin", std::asin(x), std::asin(x))
+TPU_UNARY_IMPL(AcosImpl, kAcos, "acos", std::acos(x), std::acos(x))
 
 #undef TPU_UNARY_IMPL
 
@@ -65,5 +70,9 @@ constinit const OpEntry kTanhEntry = make_entry<FloatUnaryOp<TanhImpl>>();
 constinit const OpEntry kSigmoidEntry = make_entry<FloatUnaryOp<SigmoidImpl>>();
 constinit const OpEntry kErfEntry = make_entry<FloatUnaryOp<ErfImpl>>();
 constinit const OpEntry kReciprocalEntry = make_entry<FloatUnaryOp<ReciprocalImpl>>();
+constinit const OpEntry kSinhEntry = make_entry<FloatUnaryOp<SinhImpl>>();
+constinit const OpEntry kCoshEntry = make_entry<FloatUnaryOp<CoshImpl>>();
+constinit const OpEntry kAsinEntry = make_entry<FloatUnaryOp<AsinImpl>>();
+constinit const OpEntry kAcosEntry = make_entry<FloatUnaryOp<AcosImpl>>();
 
 }  // namespace torch_tpu::kernels::ew

@@ -81,6 +81,7 @@ py::dict stats() {
   out["stubs"] = stubs;
   out["copies"] = copies;
   out["syncs"] = syncs;
+  out["launches"] = snap.launches;
   return out;
 }
 

@@ -1,6 +1,7 @@
 // launch: enqueue a kernel body on a stream. The buffers it names are
 // resolved to their allocations now (pending references keep them from
 // being unmapped under the queued task) and opened for it in strict mode.
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,12 @@
 namespace torch_tpu::runtime {
 
 using namespace detail;
+
+namespace {
+std::atomic<uint64_t> g_launches{0};
+}  // namespace
+
+uint64_t launch_count() { return g_launches.load(std::memory_order_relaxed); }
 
 Status launch(Stream s, const char* name, std::vector<const void*> buffers, std::function<void()> body) {
   StreamImpl* impl = nullptr;
@@ -33,6 +40,7 @@ Status launch(Stream s, const char* name, std::vector<const void*> buffers, std:
       if (Allocation* a = find_allocation(device, p, /*take_pending=*/true)) task.allocs.push_back(a);
     }
   }
+  g_launches.fetch_add(1, std::memory_order_relaxed);
   enqueue(impl, std::move(task));
   return Status::kSuccess;
 }

@@ -162,6 +162,9 @@ Status memset_async(void* dst, int value, size_t n, Stream s);
 // allocations are accessible while it runs. `name` appears in errors.
 Status launch(Stream s, const char* name, std::vector<const void*> buffers,
               std::function<void()> body);
+// Kernels enqueued by launch() since the process started (all devices and
+// streams): how a test proves that a rejected call launched nothing.
+uint64_t launch_count();
 
 // For use inside a launched body: splits [begin, end) into chunks of at least
 // `grain` elements and runs fn(chunk_begin, chunk_end) on the device's cores

@@ -40,7 +40,6 @@ at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, cons
   constexpr const char* kDeclared = "int64, float16, bfloat16, float32, float64";
   check_dtype("add.out", kDtypes, kDeclared, self);
   check_dtype("add.out", kDtypes, kDeclared, other);
-  check_dtype("add.out", kDtypes, kDeclared, out);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::native::structured_ufunc_add_CPU, 1> op(out);
   op.meta(self, other, alpha);

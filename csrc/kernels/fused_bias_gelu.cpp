@@ -1,0 +1,68 @@
+// gelu(x + bias) over the rows of [rows, n] (tpu::bias_gelu): the add and the
+// activation in one pass, in the compute type (the sum is not rounded to a
+// float16/bfloat16 x before the activation, unlike the unfused pair). GELU's
+// formulas are the elementwise kernels' (elementwise_activation.cpp): exact
+// x Phi(x) with erf, or the tanh approximation; float uses vec_math's erf/tanh.
+#include "elementwise_fp_contract.h"
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "fused.h"
+#include "nn_rows.h"
+#include "runtime/runtime.h"
+#include "vec_math.h"
+
+namespace torch_tpu::kernels {
+namespace {
+
+inline float erf_of(float x) { return vmath::erf_f(x); }
+inline double erf_of(double x) { return std::erf(x); }
+inline float tanh_of(float x) { return vmath::tanh_f(x); }
+inline double tanh_of(double x) { return std::tanh(x); }
+
+constexpr double kSqrt1_2 = 0.707106781186547524401;
+constexpr double kBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;  // sqrt(2 / pi)
+constexpr double kKappa = 0.044715;
+
+template <typename C>
+void bias_gelu_typed(const BiasGeluDesc& d) {
+  const int64_t n = d.n;
+  std::vector<C> bias(n);
+  nn::load_row(d.bias, d.dtype, 0, n, bias.data());
+  runtime::parallel_for(0, d.rows, nn::rows_grain(n), [&](int64_t b, int64_t e) {
+    std::vector<C> x(n);
+    const C* __restrict bs = bias.data();
+    for (int64_t r = b; r < e; ++r) {
+      nn::load_row(d.x, d.dtype, r * n, n, x.data());
+      C* __restrict v = x.data();
+      if (d.tanh) {
+        for (int64_t i = 0; i < n; ++i) {
+          const C z = v[i] + bs[i];
+          const C inner = C(kBeta) * (z + C(kKappa) * z * z * z);
+          v[i] = C(0.5) * z * (C(1) + tanh_of(inner));
+        }
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          const C z = v[i] + bs[i];
+          v[i] = z * C(0.5) * (C(1) + erf_of(z * C(kSqrt1_2)));
+        }
+      }
+      nn::store_row(v, n, d.y, d.dtype, r * n);
+    }
+  });
+}
+
+}  // namespace
+
+void bias_gelu(const BiasGeluDesc& d) {
+  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument("bias_gelu: unsupported dtype");
+  if (d.rows * d.n == 0) return;
+  if (nn::computes_in_double(d.dtype)) {
+    bias_gelu_typed<double>(d);
+  } else {
+    bias_gelu_typed<float>(d);
+  }
+}
+
+}  // namespace torch_tpu::kernels
