@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from . import cpp, stubs, upstream
+from . import autocast, cpp, stubs, upstream
 from .errors import ManifestError, did_you_mean
 from .manifest import Entry
 
@@ -27,7 +27,33 @@ def _stub_candidates(up: upstream.UpstreamOp) -> List[str]:
     return exact or sorted(s for s in declared if s.startswith(up.base + "_"))[:5]
 
 
+def new_custom_entry(op: str) -> str:
+    """A custom operator's entry: every key, with what to write next."""
+    name = op.split("::", 1)[1]
+    base = name.split(".", 1)[0]
+    return "\n".join([
+        f"- op: {op}",
+        '  schema: "(Tensor x) -> Tensor"',
+        f"  impl: {base}",
+        f"  meta: {base}_meta",
+        "  derivatives:",
+        '    x: "grad"                  # C++ over the inputs, grad, result, grad_input_mask',
+        "  autocast: none              # lower_precision_fp, fp32, promote or none",
+        "  tags: [pt2_compliant_tag]",
+        "  dtypes: [floating]",
+        "",
+        "# Define torch_tpu::aten::custom::" + base + " (the device kernel) and " + base +
+        "_meta (the fake",
+        "# implementation: checks and result metadata) in csrc/aten; python -m codegen",
+        "# declares both in csrc/generated/custom_ops.h. Add samples and error inputs",
+        f"# ({base}, {base}_errors) to tests/custom_op_samples.py and a reference to",
+        "# torch_tpu/reference.py; python -m codegen test runs the generated checks.",
+        ""])
+
+
 def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[Entry]) -> str:
+    if "::" in op:
+        return new_custom_entry(op)
     up = upstream.lookup(op)
     if up is None:
         raise ManifestError("<command line>", None,
@@ -38,6 +64,9 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
             return f"# {op} is already covered by the entry for {e.op} (ops.yaml:{e.line})"
     route = route or _suggest_route(up)
     lines = [f"- op: {op}", f"  route: {route}"]
+    policy = autocast.reference_policy(op)
+    if policy != "none":
+        lines.append(f"  autocast: {policy}   # CUDA's (ATen/autocast_mode.h)")
     notes: List[str] = []
     if route == "stub":
         candidates = _stub_candidates(up)

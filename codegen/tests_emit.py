@@ -41,6 +41,27 @@ REPRESENTATIVE_DTYPES = ("float32", "float64", "int64", "bool", "complex64")
 _TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
 
+# The meta check (FakeTensor and meta-device predictions, torch's Python meta
+# functions: the slowest check) runs in one dtype of each kind an entry has:
+# bool, integer, float, reduced float, complex.
+META_DTYPES = ("bool", "int64", "float32", "bfloat16", "float16", "complex64")
+_KINDS = {"bool": ("bool",), "int64": ("int64", "int32", "int16", "int8", "uint8", "uint16",
+                                       "uint32", "uint64"),
+          "float32": ("float32", "float64"), "bfloat16": ("bfloat16",), "float16": ("float16",),
+          "complex64": ("complex64", "complex128")}
+
+
+def _meta_dtypes(available: List[str]) -> List[str]:
+    """One dtype per kind: the preferred one when the OpInfo has it, else the
+    first of its kind it has."""
+    out = []
+    for preferred in META_DTYPES:
+        kind = [d for d in _KINDS[preferred] if d in available]
+        if kind:
+            out.append(preferred if preferred in kind else kind[0])
+    return out
+
+
 @dataclass(frozen=True)
 class Case:
     check: str
@@ -162,6 +183,10 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
         p.gaps["dtypes"] = (f"not tested: {', '.join(unsupported)} (no OpInfo used here "
                             "supports them on CPU)")
     for f in opinfos:
+        meta_dtypes = _meta_dtypes([d for d in wanted if d in f.dtypes])
+        # A known meta failure in some dtype stays a (strict) test of that dtype.
+        meta_dtypes += [d for x in entry.tests.xfail if not x.checks or "meta" in x.checks
+                        for d in x.dtypes if d not in meta_dtypes]
         for dtype in wanted:
             if dtype not in f.dtypes:
                 continue
@@ -169,7 +194,14 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
             for check in checks:
                 if check == "out" and not f.supports_out:
                     continue
+                if check == "meta" and dtype not in meta_dtypes:
+                    continue
                 p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype)))
+    meta_done = {c.dtype for c in p.cases if c.check == "meta"}
+    meta_skipped = [d for d in wanted if d not in meta_done and any(d in f.dtypes for f in opinfos)]
+    if "meta" in checks and meta_done and meta_skipped:
+        p.gaps.setdefault("meta", f"not in {', '.join(meta_skipped)}: predicted in one dtype of "
+                                  "each kind (bool, integer, float, bfloat16, float16, complex)")
     _plan_autocast(p, opinfos)
     if not p.cases:
         p.untested = (f"the OpInfos ({', '.join(f.full_name for f in opinfos)}) support none of "

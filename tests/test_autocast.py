@@ -130,3 +130,39 @@ def test_gpt_trains_under_autocast_without_fallback():
     with torch.autocast("tpu", dtype=torch.bfloat16):
         logits = model.head(model.ln(model.tok(x.to("tpu"))))
     assert logits.dtype == torch.bfloat16
+
+
+def _aten_overloads_with(key):
+    found = set()
+    for s in torch._C._jit_get_all_schemas():
+        if not s.name.startswith("aten::"):
+            continue
+        name = s.name + (f".{s.overload_name}" if s.overload_name else "")
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(name, key):
+                found.add(name[len("aten::"):])
+        except RuntimeError:  # schemas of JIT-only operators
+            pass
+    return found
+
+
+def test_reference_lists_are_what_cuda_registers():
+    """codegen/autocast.py reads CUDA's lists from ATen/autocast_mode.h: they
+    are exactly the ops with an AutocastCUDA kernel, but for two cuDNN-only
+    ones and the one op CUDA bans under autocast."""
+    from codegen import autocast
+
+    listed = set(autocast.reference().policies)
+    cuda = _aten_overloads_with("AutocastCUDA")
+    assert cuda - listed == {"binary_cross_entropy", "cudnn_convolution",
+                             "cudnn_convolution_transpose"}
+    assert listed - cuda == set()
+
+
+def test_tpu_registers_exactly_the_manifest_policies():
+    from codegen import manifest
+
+    entries = manifest.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), "ops.yaml"))
+    declared = {e.op for e in entries if e.autocast not in ("", "none")}
+    assert _aten_overloads_with("AutocastPrivateUse1") == declared
+    assert torch._C._dispatch_has_backend_fallback(torch._C.DispatchKey.AutocastPrivateUse1)

@@ -97,6 +97,28 @@ BAD_MANIFESTS = {
     "autocast_opt_dtype_without_dtype": ("- op: view\n  route: direct\n  impl: f\n"
                                          "  autocast: fp32_set_opt_dtype\n", 1,
                                          "key 'autocast'", "needs an optional dtype argument"),
+    "custom_namespace": ("- op: mine::f\n  schema: \"(Tensor x) -> Tensor\"\n", 1, "key 'op'",
+                         "live in the 'tpu' namespace"),
+    "custom_bad_schema": ("- op: tpu::f\n  schema: \"(Tensor x, flaot y) -> Tensor\"\n"
+                          "  impl: f\n  meta: f_meta\n", 1, "key 'schema'", "does not parse"),
+    "custom_mutates_args": ("- op: tpu::f_\n  schema: \"(Tensor(a!) x) -> Tensor(a!)\"\n"
+                            "  impl: f_\n  meta: f__meta\n  tags: [inplace]\n", 1,
+                            "key 'mutates_args'", "the schema writes ['x']"),
+    "custom_inplace_needs_tag": ("- op: tpu::f_\n  schema: \"(Tensor(a!) x) -> Tensor(a!)\"\n"
+                                 "  mutates_args: [x]\n  impl: f_\n  meta: f__meta\n", 1,
+                                 "key 'tags'", "needs tags: [inplace]"),
+    "custom_unknown_tag": ("- op: tpu::f\n  schema: \"(Tensor x) -> Tensor\"\n  impl: f\n"
+                           "  meta: f_meta\n  tags: [pt2_complaint_tag]\n", 1, "key 'tags'",
+                           "did you mean 'pt2_compliant_tag'"),
+    "custom_needs_derivatives": ("- op: tpu::f\n  schema: \"(Tensor x) -> Tensor\"\n  impl: f\n"
+                                 "  meta: f_meta\n", 1, "key 'derivatives'", "needs 'derivatives'"),
+    "custom_derivative_of_non_input": ("- op: tpu::f\n  schema: \"(Tensor x, float s) -> Tensor\"\n"
+                                       "  impl: f\n  meta: f_meta\n  derivatives: {y: grad}\n", 1,
+                                       "key 'derivatives'", "not a tensor input"),
+    "custom_out_derivatives": ("- op: tpu::f.out\n  schema: \"(Tensor x, *, Tensor(a!) out) -> "
+                               "Tensor(a!)\"\n  mutates_args: [out]\n  impl: f_out\n"
+                               "  meta: f_out_meta\n  tags: [out]\n  derivatives: {x: grad}\n", 1,
+                               "key 'derivatives'", "out= forms are not differentiable"),
     "not_a_list": ("op: view\n", 1, "", "YAML list"),
     "bad_yaml": ("- op: view\n  route: [direct\n", 3, "", "not valid YAML"),
 }
@@ -139,3 +161,27 @@ def test_new_op_scaffolding_suggests_route_stub_and_signature():
     assert "already covered" in scaffold.new_entry("view", None, None, entries)
     with pytest.raises(ManifestError, match="did you mean 'view'"):
         scaffold.new_entry("veiw", None, None, [])
+
+
+def test_formula_lines_point_at_the_manifest():
+    """A C++ error in a derivatives formula is reported at its ops.yaml line:
+    the generated code pastes each formula under #line <its line> "ops.yaml"."""
+    import re
+
+    path = os.path.join(ROOT, "csrc", "generated", "register_custom_ops.cpp")
+    with open(path) as f:
+        generated = f.read().splitlines()
+    with open(os.path.join(ROOT, "ops.yaml")) as f:
+        manifest_lines = f.read().splitlines()
+    found = 0
+    for i, line in enumerate(generated):
+        m = re.match(r'#line (\d+) "ops.yaml"$', line)
+        if not m:
+            continue
+        formula = re.match(r"\s*auto r = \((.*)\);$", generated[i + 1]).group(1)
+        assert formula in manifest_lines[int(m.group(1)) - 1], (formula, m.group(1))
+        assert generated[i + 2].startswith("#line ") and "register_custom_ops.cpp" in generated[i + 2]
+        # (#line N names the line after the directive: 1-based i + 4)
+        assert generated[i + 2] == f'#line {i + 4} "csrc/generated/register_custom_ops.cpp"'
+        found += 1
+    assert found >= 3

@@ -6,6 +6,7 @@
 #include "elementwise_fp_contract.h"
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "fused.h"
@@ -16,39 +17,53 @@
 namespace torch_tpu::kernels {
 namespace {
 
-inline float erf_of(float x) { return vmath::erf_f(x); }
-inline double erf_of(double x) { return std::erf(x); }
-inline float tanh_of(float x) { return vmath::tanh_f(x); }
-inline double tanh_of(double x) { return std::tanh(x); }
-
 constexpr double kSqrt1_2 = 0.707106781186547524401;
 constexpr double kBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;  // sqrt(2 / pi)
 constexpr double kKappa = 0.044715;
+
+// Inlined so that the float loops vectorize (vec_math's functions are
+// branch-free for that).
+__attribute__((always_inline)) inline float erf_of(float x) { return vmath::erf_f(x); }
+__attribute__((always_inline)) inline double erf_of(double x) { return std::erf(x); }
+__attribute__((always_inline)) inline float tanh_of(float x) { return vmath::tanh_f(x); }
+__attribute__((always_inline)) inline double tanh_of(double x) { return std::tanh(x); }
+
+template <typename C>
+__attribute__((always_inline)) inline void gelu_row(const C* x, const C* __restrict bias, C* y,
+                                                    int64_t n, bool tanh) {  // y may be x
+  if (tanh) {
+    for (int64_t i = 0; i < n; ++i) {
+      const C z = x[i] + bias[i];
+      const C inner = C(kBeta) * (z + C(kKappa) * z * z * z);
+      y[i] = C(0.5) * z * (C(1) + tanh_of(inner));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const C z = x[i] + bias[i];
+      y[i] = z * C(0.5) * (C(1) + erf_of(z * C(kSqrt1_2)));
+    }
+  }
+}
 
 template <typename C>
 void bias_gelu_typed(const BiasGeluDesc& d) {
   const int64_t n = d.n;
   std::vector<C> bias(n);
   nn::load_row(d.bias, d.dtype, 0, n, bias.data());
+  // Rows already in the compute type are read and written in place.
+  constexpr DType kCompute = std::is_same_v<C, float> ? DType::kFloat32 : DType::kFloat64;
+  const bool direct = d.dtype == kCompute;
   runtime::parallel_for(0, d.rows, nn::rows_grain(n), [&](int64_t b, int64_t e) {
-    std::vector<C> x(n);
-    const C* __restrict bs = bias.data();
+    std::vector<C> buf(direct ? 0 : n);
     for (int64_t r = b; r < e; ++r) {
-      nn::load_row(d.x, d.dtype, r * n, n, x.data());
-      C* __restrict v = x.data();
-      if (d.tanh) {
-        for (int64_t i = 0; i < n; ++i) {
-          const C z = v[i] + bs[i];
-          const C inner = C(kBeta) * (z + C(kKappa) * z * z * z);
-          v[i] = C(0.5) * z * (C(1) + tanh_of(inner));
-        }
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          const C z = v[i] + bs[i];
-          v[i] = z * C(0.5) * (C(1) + erf_of(z * C(kSqrt1_2)));
-        }
+      if (direct) {
+        gelu_row(static_cast<const C*>(d.x) + r * n, bias.data(), static_cast<C*>(d.y) + r * n, n,
+                 d.tanh);
+        continue;
       }
-      nn::store_row(v, n, d.y, d.dtype, r * n);
+      nn::load_row(d.x, d.dtype, r * n, n, buf.data());
+      gelu_row(buf.data(), bias.data(), buf.data(), n, d.tanh);
+      nn::store_row(buf.data(), n, d.y, d.dtype, r * n);
     }
   });
 }
