@@ -101,6 +101,10 @@ void sinh_kernel(at::TensorIteratorBase& iter);        // sinh_stub
 void cosh_kernel(at::TensorIteratorBase& iter);        // cosh_stub
 void asin_kernel(at::TensorIteratorBase& iter);        // asin_stub
 void acos_kernel(at::TensorIteratorBase& iter);        // acos_stub
+void atan_kernel(at::TensorIteratorBase& iter);        // atan_stub
+void asinh_kernel(at::TensorIteratorBase& iter);       // asinh_stub
+void acosh_kernel(at::TensorIteratorBase& iter);       // acosh_stub
+void atanh_kernel(at::TensorIteratorBase& iter);       // atanh_stub
 void sigmoid_kernel(at::TensorIteratorBase& iter);     // sigmoid_stub
 void erf_kernel(at::TensorIteratorBase& iter);         // erf_stub
 void reciprocal_kernel(at::TensorIteratorBase& iter);  // reciprocal_stub

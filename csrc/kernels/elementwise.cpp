@@ -74,7 +74,8 @@ constexpr const OpEntry* kOps[] = {
     &kPowEntry, &kPowScalarEntry, &kAtan2Entry, &kHypotEntry,
     &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry,
     // more unary math (elementwise_unary_math.cpp)
-    &kSinhEntry, &kCoshEntry, &kAsinEntry, &kAcosEntry};
+    &kSinhEntry, &kCoshEntry, &kAsinEntry, &kAcosEntry,
+    &kAtanEntry, &kAsinhEntry, &kAcoshEntry, &kAtanhEntry};
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {

@@ -114,8 +114,12 @@ enum class ElementwiseOp : int16_t {
   kCosh,
   kAsin,
   kAcos,
+  kAtan,
+  kAsinh,
+  kAcosh,
+  kAtanh,
 };
-constexpr int kNumElementwiseOps = 83;
+constexpr int kNumElementwiseOps = 87;
 
 // A scalar argument, converted by the kernel to the compute dtype (with
 // convert(): integers wrap, complex -> real takes the real part).

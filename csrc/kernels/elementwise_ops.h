@@ -81,6 +81,10 @@ extern const OpEntry kSinhEntry;
 extern const OpEntry kCoshEntry;
 extern const OpEntry kAsinEntry;
 extern const OpEntry kAcosEntry;
+extern const OpEntry kAtanEntry;
+extern const OpEntry kAsinhEntry;
+extern const OpEntry kAcoshEntry;
+extern const OpEntry kAtanhEntry;
 // elementwise_unary_round.cpp
 extern const OpEntry kSignEntry;
 extern const OpEntry kFloorEntry;

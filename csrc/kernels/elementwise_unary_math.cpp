@@ -49,6 +49,10 @@ TPU_UNARY_IMPL(SinhImpl, kSinh, "sinh", std::sinh(x), std::sinh(x))
 TPU_UNARY_IMPL(CoshImpl, kCosh, "cosh", std::cosh(x), std::cosh(x))
 TPU_UNARY_IMPL(AsinImpl, kAsin, "asin", std::asin(x), std::asin(x))
 TPU_UNARY_IMPL(AcosImpl, kAcos, "acos", std::acos(x), std::acos(x))
+TPU_UNARY_IMPL(AtanImpl, kAtan, "atan", std::atan(x), std::atan(x))
+TPU_UNARY_IMPL(AsinhImpl, kAsinh, "asinh", std::asinh(x), std::asinh(x))
+TPU_UNARY_IMPL(AcoshImpl, kAcosh, "acosh", std::acosh(x), std::acosh(x))
+TPU_UNARY_IMPL(AtanhImpl, kAtanh, "atanh", std::atanh(x), std::atanh(x))
 
 #undef TPU_UNARY_IMPL
 
@@ -74,5 +78,9 @@ constinit const OpEntry kSinhEntry = make_entry<FloatUnaryOp<SinhImpl>>();
 constinit const OpEntry kCoshEntry = make_entry<FloatUnaryOp<CoshImpl>>();
 constinit const OpEntry kAsinEntry = make_entry<FloatUnaryOp<AsinImpl>>();
 constinit const OpEntry kAcosEntry = make_entry<FloatUnaryOp<AcosImpl>>();
+constinit const OpEntry kAtanEntry = make_entry<FloatUnaryOp<AtanImpl>>();
+constinit const OpEntry kAsinhEntry = make_entry<FloatUnaryOp<AsinhImpl>>();
+constinit const OpEntry kAcoshEntry = make_entry<FloatUnaryOp<AcoshImpl>>();
+constinit const OpEntry kAtanhEntry = make_entry<FloatUnaryOp<AtanhImpl>>();
 
 }  // namespace torch_tpu::kernels::ew
