@@ -384,8 +384,9 @@ class _Tracer:
         found = []
         for info in self.op_db:
             full = info.name + (f".{info.variant_test_name}" if info.variant_test_name else "")
-            if hints:
-                match = full in names or info.name in names
+            if hints:  # "name.": only the OpInfo without a variant
+                match = full in names or info.name in names or (
+                    not info.variant_test_name and f"{info.name}." in names)
             else:  # also "nn.functional.embedding" for embedding, and aliases
                 short = info.name.rsplit(".", 1)[-1] if info.name.startswith(_NAMESPACES) else ""
                 aliases = {a.name for a in getattr(info, "aliases", ())}

@@ -40,6 +40,12 @@ def _is_tensor(t) -> bool:
         isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == BaseTy.Tensor)
 
 
+# Tensor arguments that hold positions, not the op's data: an entry's dtypes
+# describe its data (max_pool2d_with_indices_backward: floating, its indices
+# are int64 whatever the data).
+INDEX_ARGUMENTS = frozenset({"indices", "index", "target"})
+
+
 def _param_names(v: Variant) -> List[str]:
     return [p.rsplit(" ", 1)[1] for p in v.signature.params]
 
@@ -57,7 +63,7 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
         # Inputs only: an out= tensor's dtype is the op's own business (ATen
         # casts into it or rejects it with PyTorch's error, as on CPU).
         for a in func.arguments.flat_non_out:
-            if _is_tensor(a.type):
+            if _is_tensor(a.type) and a.name not in INDEX_ARGUMENTS:
                 body.append(f'check_dtype("{v.op}", kDtypes, kDeclared, {a.name});')
     if v.via == "impl":
         body += _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)

@@ -266,9 +266,16 @@ void gemm_typed(const GemmDesc& d) {
   if (m == 0 || n == 0 || batch == 0) return;
 
   // Tasks: batch x row chunks x column blocks; at least 4 per core when the
-  // problem allows it, row chunks of at most 8 MC.
-  const int64_t n_jc = ceil_div(n, NC);
+  // problem allows it, row chunks of at most 8 MC. Every task packs its own
+  // panels of A and B: a row split re-packs B, a column split re-packs A.
+  // With at most MC rows (a convolution's weight gradient: few output
+  // channels, long k) A is the small operand, so the columns split first.
   const int64_t want = 4 * std::max(1, runtime::current_core_count());
+  int64_t nc_block = NC;
+  while (m <= MC && batch * ceil_div(n, nc_block) < want && nc_block > NR) {
+    nc_block = round_up(ceil_div(nc_block, 2), NR);
+  }
+  const int64_t n_jc = ceil_div(n, nc_block);
   int64_t chunk = std::min(round_up(m, MR), 8 * MC);
   while (batch * n_jc * ceil_div(m, chunk) < want && chunk > MR) {
     chunk = round_up(ceil_div(chunk, 2), MR);
@@ -290,7 +297,7 @@ void gemm_typed(const GemmDesc& d) {
     const int64_t ic = (t / n_jc) % n_ic;
     const int64_t jc = t % n_jc;
     const int64_t i0 = ic * chunk, rows = std::min(chunk, m - i0);
-    const int64_t j0 = jc * NC, cols = std::min(NC, n - j0);
+    const int64_t j0 = jc * nc_block, cols = std::min(nc_block, n - j0);
     const int64_t rows_pad = round_up(rows, MR), ldacc = round_up(cols, NR);
     const In* Ab = A + bi * d.a.batch_stride + i0 * d.a.row_stride;
     const In* Bb = B + bi * d.b.batch_stride + j0 * d.b.col_stride;

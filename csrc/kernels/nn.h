@@ -1,5 +1,5 @@
 // nn kernels: softmax / log_softmax (+ backward), layer norm (+ backward),
-// nll_loss (+ backward). Device code: descriptors in, no torch types.
+// nll_loss (+ backward), batch norm (+ backward), pooling (+ backward). Device code: descriptors in, no torch types.
 //
 // Layouts are what the launchers (csrc/aten/ops_nn*.cpp) make contiguous:
 // softmax sees [outer, dim, inner] and layer norm [M, N], row major. Every
@@ -104,5 +104,77 @@ struct NllLossBackwardDesc {
   int64_t ignore_index = -100;
 };
 void nll_loss_backward(const NllLossBackwardDesc& d);
+
+// ---- batch norm -------------------------------------------------------------
+// x [N, C, S] contiguous (S = the spatial sizes' product); statistics per
+// channel over N * S values, in double. weight/bias [C] (param_dtype) or
+// null; running_mean/var [C] (running_dtype) or null.
+struct BatchNormDesc {
+  const void* x = nullptr;
+  void* y = nullptr;              // like x
+  const void* weight = nullptr;
+  const void* bias = nullptr;
+  void* running_mean = nullptr;   // training: updated with momentum; eval: read
+  void* running_var = nullptr;
+  void* save_mean = nullptr;      // [C] stat_dtype: the mean used
+  void* save_invstd = nullptr;    // [C] stat_dtype: 1 / sqrt(var + eps) used
+  DType x_dtype = DType::kFloat32;
+  DType param_dtype = DType::kFloat32;
+  DType running_dtype = DType::kFloat32;
+  DType stat_dtype = DType::kFloat32;
+  int64_t N = 0, C = 0, S = 0;
+  bool training = true;
+  double momentum = 0.1, eps = 1e-5;
+};
+void batch_norm_forward(const BatchNormDesc& d);
+
+// training: mean/invstd are the forward's save_mean/save_invstd (stat_dtype);
+// eval: running_mean/running_var (stat_dtype names their dtype), invstd
+// recomputed with eps.
+struct BatchNormBackwardDesc {
+  const void* dy = nullptr;       // [N, C, S] contiguous, x's dtype
+  const void* x = nullptr;
+  const void* weight = nullptr;   // [C] or null
+  const void* mean = nullptr;
+  const void* invstd_or_var = nullptr;
+  void* dx = nullptr;             // null when not requested
+  void* dweight = nullptr;
+  void* dbias = nullptr;
+  DType x_dtype = DType::kFloat32;
+  DType param_dtype = DType::kFloat32;  // weight, dweight, dbias
+  DType stat_dtype = DType::kFloat32;   // mean, invstd_or_var
+  int64_t N = 0, C = 0, S = 0;
+  bool training = true;
+  double eps = 1e-5;
+};
+void batch_norm_backward(const BatchNormBackwardDesc& d);
+
+// ---- pooling ------------------------------------------------------------------
+// planes [P, *in] contiguous (P = batch * channels), spatial sizes padded to
+// three dimensions (leading unused ones 1, with kernel 1, stride 1, padding
+// 0). Windows per dimension, output index o:
+//   max:      taps o*stride - padding + j*dilation, j < kernel, inside [0, in)
+//   avg:      [o*stride - padding, + kernel) clipped to [0, in); the divisor
+//             is divisor_override, or the window size before clipping to the
+//             input (but after clipping to in + padding) with
+//             count_include_pad, else the clipped size
+//   adaptive: [floor(o * in / out), ceil((o + 1) * in / out))
+enum class PoolKind : int8_t { kMax, kAvg, kAdaptiveAvg };
+
+struct PoolDesc {
+  PoolKind kind = PoolKind::kMax;
+  DType dtype = DType::kFloat32;
+  int64_t planes = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, padding[3] = {0, 0, 0}, dilation[3] = {1, 1, 1};
+  bool count_include_pad = true;
+  int64_t divisor_override = 0;  // 0: none
+};
+
+// y [P, *out]; max also writes indices [P, *out] (int64, the flat position
+// in the plane of the maximum: the last NaN, else the first maximum, as CPU).
+void pool_forward(const PoolDesc& d, const void* x, void* y, int64_t* indices);
+// grad_input [P, *in] = the adjoint of pool_forward applied to grad_output.
+void pool_backward(const PoolDesc& d, const void* grad_output, const int64_t* indices, void* grad_input);
 
 }  // namespace torch_tpu::kernels

@@ -1,0 +1,110 @@
+"""Pooling on tpu against CPU eager: max_pool2d (indices, dilation,
+ceil_mode, padding, NaN), avg_pool2d (count_include_pad, divisor_override,
+ceil_mode) and adaptive_avg_pool2d (sizes that do and do not divide), their
+backwards through autograd, every floating dtype, batched and unbatched,
+channels-last input, and ATen's argument errors."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_tpu
+
+TOL = {torch.float32: dict(atol=1e-5, rtol=1e-5), torch.float64: dict(atol=1e-12, rtol=1e-12),
+       torch.float16: dict(atol=2e-3, rtol=2e-3), torch.bfloat16: dict(atol=2e-2, rtol=2e-2)}
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+
+
+def rand(shape, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def check(fn, x, dtype, layout=None):
+    xc = x.clone().requires_grad_()
+    xt = x.to("tpu")
+    if layout is not None:
+        xt = xt.contiguous(memory_format=layout)
+    xt.requires_grad_()
+    y_cpu = fn(xc)
+    with torch_tpu.no_fallback():
+        y = fn(xt)
+    outs_cpu = y_cpu if isinstance(y_cpu, tuple) else (y_cpu,)
+    outs = y if isinstance(y, tuple) else (y,)
+    for a, e in zip(outs, outs_cpu):
+        assert a.shape == e.shape and a.dtype == e.dtype
+        if e.dtype == torch.int64:
+            assert torch.equal(a.cpu(), e)
+        else:
+            torch.testing.assert_close(a.detach().cpu(), e.detach(), equal_nan=True, **TOL[dtype])
+    g = rand(outs_cpu[0].shape, dtype, seed=7)
+    (gc,) = torch.autograd.grad(outs_cpu[0], xc, g)
+    with torch_tpu.no_fallback():
+        (gt,) = torch.autograd.grad(outs[0], xt, g.to("tpu"))
+    torch.testing.assert_close(gt.cpu(), gc, equal_nan=True, **TOL[dtype])
+    return outs
+
+
+MAX_CASES = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+             dict(kernel_size=(3, 2), stride=(2, 1), dilation=(2, 1)), dict(kernel_size=3, stride=2, ceil_mode=True),
+             dict(kernel_size=2, stride=1, padding=1, dilation=2)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("kw", MAX_CASES, ids=str)
+@pytest.mark.parametrize("shape", [(2, 3, 9, 8), (3, 7, 7)], ids=str)
+def test_max_pool2d(shape, kw, dtype):
+    check(lambda x: F.max_pool2d(x, return_indices=True, **kw), rand(shape, dtype), dtype)
+
+
+def test_max_pool2d_nan_ties_and_channels_last():
+    x = torch.tensor([[[[1.0, 1.0, float("nan")], [3.0, float("nan"), 3.0], [0.0, 0.0, 0.0]]]])
+    check(lambda t: F.max_pool2d(t, 2, 1, return_indices=True), x, torch.float32)
+    (y, i) = check(lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True), rand((2, 4, 6, 5)), torch.float32,
+                   layout=torch.channels_last)
+    assert y.is_contiguous(memory_format=torch.channels_last)
+
+
+AVG_CASES = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+             dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+             dict(kernel_size=(2, 3), stride=(1, 2), ceil_mode=True), dict(kernel_size=3, padding=1, divisor_override=5),
+             dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("kw", AVG_CASES, ids=str)
+@pytest.mark.parametrize("shape", [(2, 3, 9, 8), (3, 7, 7)], ids=str)
+def test_avg_pool2d(shape, kw, dtype):
+    check(lambda x: F.avg_pool2d(x, **kw), rand(shape, dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("size", [(1, 1), (3, 3), (4, 2), (7, 5), (2, 9)], ids=str)
+def test_adaptive_avg_pool2d(size, dtype):
+    # (1, 1) is mean.dim in ATen's adaptive_avg_pool2d; the others reach _adaptive_avg_pool2d
+    check(lambda x: F.adaptive_avg_pool2d(x, size), rand((2, 3, 7, 9), dtype), dtype)
+    check(lambda x: torch.ops.aten._adaptive_avg_pool2d(x, size), rand((3, 7, 9), dtype), dtype)
+
+
+def test_adaptive_channels_last():
+    (y,) = check(lambda x: torch.ops.aten._adaptive_avg_pool2d(x, (3, 2)), rand((2, 4, 7, 5)), torch.float32,
+                 layout=torch.channels_last)
+    assert y.is_contiguous(memory_format=torch.channels_last)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda x: F.max_pool2d(x, 2, padding=2), "pad should be at most half of effective kernel size"),
+    (lambda x: F.max_pool2d(x, 0, 1), "kernel size should be greater than zero"),
+    (lambda x: F.avg_pool2d(x, 2, stride=0), "stride should not be zero"),
+    (lambda x: F.max_pool2d(x[:, :, :1, :1], 3), "Output size is too small"),
+    (lambda x: torch.ops.aten._adaptive_avg_pool2d(x[0, 0], (2, 2)), "Expected 3D or 4D tensor"),
+])
+def test_bad_arguments_raise_like_cpu(call, match):
+    x = rand((2, 3, 6, 6))
+    with pytest.raises(RuntimeError, match=match):
+        call(x)
+    xt = x.to("tpu")
+    before = torch_tpu.stats()["launches"]
+    with pytest.raises(RuntimeError, match=match):
+        call(xt)
+    assert torch_tpu.stats()["launches"] == before
