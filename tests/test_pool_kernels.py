@@ -108,3 +108,40 @@ def test_bad_arguments_raise_like_cpu(call, match):
     with pytest.raises(RuntimeError, match=match):
         call(xt)
     assert torch_tpu.stats()["launches"] == before
+
+
+# ---- 3d --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(2, 3, 2), stride=(1, 2, 1), dilation=(2, 1, 1), ceil_mode=True)],
+                         ids=str)
+def test_max_pool3d(kw, dtype):
+    check(lambda x: F.max_pool3d(x, return_indices=True, **kw), rand((2, 3, 6, 7, 5), dtype), dtype)
+    check(lambda x: F.max_pool3d(x, return_indices=True, **kw), rand((3, 6, 7, 5), dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)  # CPU has no reduced-precision avg_pool3d
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+                                dict(kernel_size=(2, 3, 2), ceil_mode=True, divisor_override=3)], ids=str)
+def test_avg_pool3d(kw, dtype):
+    check(lambda x: F.avg_pool3d(x, **kw), rand((2, 3, 6, 7, 5), dtype), dtype)
+
+
+@pytest.mark.parametrize("size", [(1, 1, 1), (2, 3, 4), (5, 7, 2)], ids=str)
+def test_adaptive_avg_pool3d(size):
+    check(lambda x: torch.ops.aten._adaptive_avg_pool3d(x, size), rand((2, 3, 5, 7, 4)), torch.float32)
+    check(lambda x: torch.ops.aten._adaptive_avg_pool3d(x, size), rand((3, 5, 7, 4)), torch.float32)
+
+
+def test_pool3d_channels_last_and_errors():
+    (y, _) = check(lambda x: F.max_pool3d(x, 2, return_indices=True), rand((2, 3, 4, 4, 4)), torch.float32,
+                   layout=torch.channels_last_3d)
+    assert y.is_contiguous(memory_format=torch.channels_last_3d)
+    x = rand((2, 3, 4, 4, 4))
+    for call, match in [(lambda t: F.max_pool3d(t, 2, padding=2), "pad should be"),
+                        (lambda t: F.max_pool3d(t[0, 0], 2), "4D or 5D")]:
+        with pytest.raises(RuntimeError, match=match):
+            call(x)
+        with pytest.raises(RuntimeError, match=match):
+            call(x.to("tpu"))

@@ -1,9 +1,10 @@
-// Pooling (direct route: ATen's CPU kernels are CPU-only). The structured
-// ops (max_pool2d_with_indices, avg_pool2d and their backwards) reuse ATen's
-// meta(): argument checks, output sizes (ceil_mode) and output layout
-// (channels-last kept, as CPU) come from the one place CPU and CUDA take
-// them. _adaptive_avg_pool2d is not structured: its checks are ATen's
-// adaptive_avg_pool2d_out_cpu_template's. kernels/nn.h does the arithmetic
+// Pooling, 2d and 3d (direct route: ATen's CPU kernels are CPU-only). The
+// structured ops (max_pool2d_with_indices, avg_pool2d/3d and their
+// backwards) reuse ATen's meta(): argument checks, output sizes (ceil_mode)
+// and output layout (channels-last kept, as CPU) come from the one place CPU
+// and CUDA take them. max_pool3d_with_indices and the adaptive pools are not
+// structured: their checks are ATen's CPU templates' (Pool.h's
+// pool3d_shape_check, adaptive_avg_pool*_out_cpu_template). kernels/nn.h does the arithmetic
 // on contiguous planes.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
@@ -11,6 +12,9 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
+#include <ATen/ops/avg_pool3d_backward_meta.h>
+#include <ATen/ops/avg_pool3d_meta.h>
+#include <ATen/native/Pool.h>
 #include <c10/core/DeviceGuard.h>
 
 #include "aten/contiguous_out.h"
@@ -22,33 +26,36 @@
 namespace torch_tpu::aten {
 namespace {
 
-// p[i] of a 1- or 2-element parameter (ATen's rule); `fallback` when empty.
+// p[i] of a 1- or `dims`-element parameter (ATen's rule); `fallback` when empty.
 int64_t pick(at::IntArrayRef p, size_t i, at::IntArrayRef fallback) {
   if (p.empty()) return pick(fallback, i, {});
   return p.size() == 1 ? p[0] : p[i];
 }
 
-// The last two dimensions of `x` and `out` as pooling planes.
-kernels::PoolDesc plane_desc(kernels::PoolKind kind, const at::Tensor& x, const at::Tensor& out,
+// The last `dims` dimensions of `x` and `out` as pooling planes.
+kernels::PoolDesc plane_desc(kernels::PoolKind kind, const at::Tensor& x, const at::Tensor& out, int dims,
                              const char* name) {
   kernels::PoolDesc d;
   d.kind = kind;
   d.dtype = device_dtype(x.scalar_type(), name);
-  d.in[1] = x.size(-2);
-  d.in[2] = x.size(-1);
-  d.out[1] = out.size(-2);
-  d.out[2] = out.size(-1);
-  d.planes = d.in[1] * d.in[2] == 0 ? 0 : x.numel() / (d.in[1] * d.in[2]);
+  int64_t plane = 1;
+  for (int i = 0; i < dims; ++i) {
+    d.in[3 - dims + i] = x.size(x.dim() - dims + i);
+    d.out[3 - dims + i] = out.size(out.dim() - dims + i);
+    plane *= d.in[3 - dims + i];
+  }
+  d.planes = plane == 0 ? 0 : x.numel() / plane;
   return d;
 }
 
-void set_window(kernels::PoolDesc& d, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                at::IntArrayRef dilation) {
-  for (size_t i = 0; i < 2; ++i) {
-    d.kernel[i + 1] = pick(kernel, i, {});
-    d.stride[i + 1] = pick(stride, i, kernel);
-    d.padding[i + 1] = pick(padding, i, {});
-    d.dilation[i + 1] = dilation.empty() ? 1 : pick(dilation, i, {});
+void set_window(kernels::PoolDesc& d, int dims, at::IntArrayRef kernel, at::IntArrayRef stride,
+                at::IntArrayRef padding, at::IntArrayRef dilation) {
+  for (int i = 0; i < dims; ++i) {
+    const int j = 3 - dims + i;
+    d.kernel[j] = pick(kernel, i, {});
+    d.stride[j] = pick(stride, i, kernel);
+    d.padding[j] = pick(padding, i, {});
+    d.dilation[j] = dilation.empty() ? 1 : pick(dilation, i, {});
   }
 }
 
@@ -100,8 +107,8 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& sel
   const char* name = "max_pool2d_with_indices";
   structured::Functional<at::meta::structured_max_pool2d_with_indices, 2> op;
   op.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, op.output(0), name);
-  set_window(d, kernel_size, stride, padding, dilation);
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, op.output(0), 2, name);
+  set_window(d, 2, kernel_size, stride, padding, dilation);
   run_forward(d, self, op.output(0), &op.output(1), name);
   return {std::move(op.outputs_[0]), std::move(op.outputs_[1])};
 }
@@ -116,8 +123,8 @@ at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": expected int64 indices, got ", indices.scalar_type());
   structured::Functional<at::meta::structured_max_pool2d_with_indices_backward, 1> op;
   op.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, grad_output, name);
-  set_window(d, kernel_size, stride, padding, dilation);
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, grad_output, 2, name);
+  set_window(d, 2, kernel_size, stride, padding, dilation);
   run_backward(d, grad_output, &indices, op.output(0), name);
   return std::move(op.outputs_[0]);
 }
@@ -128,8 +135,8 @@ at::Tensor avg_pool2d(const at::Tensor& self, at::IntArrayRef kernel_size, at::I
   const char* name = "avg_pool2d";
   structured::Functional<at::meta::structured_avg_pool2d, 1> op;
   op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, op.output(0), name);
-  set_window(d, kernel_size, stride, padding, {});
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, op.output(0), 2, name);
+  set_window(d, 2, kernel_size, stride, padding, {});
   d.count_include_pad = count_include_pad;
   d.divisor_override = divisor_override.value_or(0);
   run_forward(d, self, op.output(0), nullptr, name);
@@ -143,8 +150,8 @@ at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
   check_device(self, grad_output, name);
   structured::Functional<at::meta::structured_avg_pool2d_backward, 1> op;
   op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, name);
-  set_window(d, kernel_size, stride, padding, {});
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, 2, name);
+  set_window(d, 2, kernel_size, stride, padding, {});
   d.count_include_pad = count_include_pad;
   d.divisor_override = divisor_override.value_or(0);
   run_backward(d, grad_output, nullptr, op.output(0), name);
@@ -167,7 +174,7 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_si
   shape.push_back(output_size[1]);
   c10::DeviceGuard guard(self.device());
   at::Tensor out = at::empty(shape, self.options().memory_format(self.suggest_memory_format()));
-  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, out, name);
+  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, out, 2, name);
   run_forward(d, self, out, nullptr, name);
   return out;
 }
@@ -185,7 +192,148 @@ at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at:
   }
   c10::DeviceGuard guard(self.device());
   at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
-  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, grad_output, name);
+  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, grad_output, 2, name);
+  run_backward(d, grad_output, nullptr, grad_input, name);
+  return grad_input;
+}
+
+namespace {
+
+std::vector<int64_t> pool3d_output_shape(const at::Tensor& self, const kernels::PoolDesc& d, bool ceil_mode,
+                                         const char* name) {
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 3);
+  int64_t out[3];
+  for (int i = 0; i < 3; ++i) {
+    out[i] = at::native::pooling_output_shape<int64_t>(d.in[i], d.kernel[i], d.padding[i], d.stride[i],
+                                                      d.dilation[i], ceil_mode);
+    shape.push_back(out[i]);
+  }
+  at::native::pool3d_shape_check(self, self.size(-4), d.kernel[0], d.kernel[1], d.kernel[2], d.stride[0],
+                                 d.stride[1], d.stride[2], d.padding[0], d.padding[1], d.padding[2],
+                                 d.dilation[0], d.dilation[1], d.dilation[2], d.in[0], d.in[1], d.in[2], out[0],
+                                 out[1], out[2], name);
+  return shape;
+}
+
+void check_3d_params(at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                     at::IntArrayRef dilation) {
+  TORCH_CHECK(kernel.size() == 1 || kernel.size() == 3,
+              "max_pool3d: kernel_size must either be a single int, or a tuple of three ints");
+  TORCH_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 3,
+              "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints");
+  TORCH_CHECK(padding.size() == 1 || padding.size() == 3,
+              "max_pool3d: padding must either be a single int, or a tuple of three ints");
+  TORCH_CHECK(dilation.size() == 1 || dilation.size() == 3,
+              "max_pool3d: dilation must be either a single int, or a tuple of three ints");
+}
+
+at::Tensor adaptive_output(const at::Tensor& self, at::IntArrayRef output_size, int dims, const char* name) {
+  TORCH_CHECK(static_cast<int>(output_size.size()) == dims, name, ": output_size must be ", dims);
+  const int64_t ndim = self.dim();
+  TORCH_CHECK(ndim == dims + 1 || ndim == dims + 2, name, "(): Expected ", dims + 1, "D or ", dims + 2,
+              "D tensor, but got ", self.sizes());
+  for (int64_t i = 1; i < ndim; ++i) {
+    TORCH_CHECK(self.size(i) > 0, name, "(): Expected self to have non-zero size for non-batch dimensions, "
+                "but input has sizes ", self.sizes(), " with dimension ", i, " being empty");
+  }
+  for (int64_t o : output_size) TORCH_CHECK(o >= 0, name, ": elements of output_size must be >= 0, got ", output_size);
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - dims);
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  return at::empty(shape, self.options().memory_format(self.suggest_memory_format()));
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(const at::Tensor& self, at::IntArrayRef kernel_size,
+                                                           at::IntArrayRef stride, at::IntArrayRef padding,
+                                                           at::IntArrayRef dilation, bool ceil_mode) {
+  const char* name = "max_pool3d_with_indices";
+  check_3d_params(kernel_size, stride, padding, dilation);
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, self, 3, name);
+  set_window(d, 3, kernel_size, stride, padding, dilation);
+  const std::vector<int64_t> shape = pool3d_output_shape(self, d, ceil_mode, name);
+  c10::DeviceGuard guard(self.device());
+  const auto options = self.options().memory_format(self.suggest_memory_format());
+  at::Tensor out = at::empty(shape, options);
+  at::Tensor indices = at::empty(shape, options.dtype(at::kLong));
+  for (int i = 0; i < 3; ++i) d.out[i] = shape[shape.size() - 3 + i];
+  run_forward(d, self, out, &indices, name);
+  return {std::move(out), std::move(indices)};
+}
+
+at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                            at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                            at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
+                                            const at::Tensor& indices) {
+  const char* name = "max_pool3d_with_indices_backward";
+  check_device(self, grad_output, name);
+  check_device(self, indices, name);
+  check_3d_params(kernel_size, stride, padding, dilation);
+  TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": expected int64 indices, got ", indices.scalar_type());
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type(), name, ": expected grad_output of dtype ",
+              self.scalar_type(), ", got ", grad_output.scalar_type());
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, grad_output, 3, name);
+  set_window(d, 3, kernel_size, stride, padding, dilation);
+  const std::vector<int64_t> shape = pool3d_output_shape(self, d, ceil_mode, name);
+  TORCH_CHECK(grad_output.sizes() == at::IntArrayRef(shape) && indices.sizes() == at::IntArrayRef(shape), name,
+              ": expected grad_output and indices of size ", at::IntArrayRef(shape), ", got ", grad_output.sizes(),
+              " and ", indices.sizes());
+  c10::DeviceGuard guard(self.device());
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
+  run_backward(d, grad_output, &indices, grad_input, name);
+  return grad_input;
+}
+
+at::Tensor avg_pool3d(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                      at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                      std::optional<int64_t> divisor_override) {
+  const char* name = "avg_pool3d";
+  structured::Functional<at::meta::structured_avg_pool3d, 1> op;
+  op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, op.output(0), 3, name);
+  set_window(d, 3, kernel_size, stride, padding, {});
+  d.count_include_pad = count_include_pad;
+  d.divisor_override = divisor_override.value_or(0);
+  run_forward(d, self, op.output(0), nullptr, name);
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
+                               at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
+                               bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* name = "avg_pool3d_backward";
+  check_device(self, grad_output, name);
+  structured::Functional<at::meta::structured_avg_pool3d_backward, 1> op;
+  op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, 3, name);
+  set_window(d, 3, kernel_size, stride, padding, {});
+  d.count_include_pad = count_include_pad;
+  d.divisor_override = divisor_override.value_or(0);
+  run_backward(d, grad_output, nullptr, op.output(0), name);
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size) {
+  const char* name = "adaptive_avg_pool3d";
+  c10::DeviceGuard guard(self.device());
+  at::Tensor out = adaptive_output(self, output_size, 3, name);
+  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, out, 3, name);
+  run_forward(d, self, out, nullptr, name);
+  return out;
+}
+
+at::Tensor adaptive_avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  const char* name = "_adaptive_avg_pool3d_backward";
+  check_device(self, grad_output, name);
+  TORCH_CHECK(self.dim() == grad_output.dim() && (self.dim() == 4 || self.dim() == 5), name,
+              ": expected 4D or 5D grad_output matching the input, got ", grad_output.sizes());
+  TORCH_CHECK(self.scalar_type() == grad_output.scalar_type(), "expected dtype ", self.scalar_type(),
+              " for `grad_output` but got dtype ", grad_output.scalar_type());
+  c10::DeviceGuard guard(self.device());
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
+  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, grad_output, 3, name);
   run_backward(d, grad_output, nullptr, grad_input, name);
   return grad_input;
 }

@@ -1,0 +1,58 @@
+"""hardtanh (+ in-place, out=, backward) and leaky_relu (+ backward) on tpu
+against CPU eager, for every floating dtype, including NaN and values on
+the clamp bounds, forward and through autograd."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_tpu
+
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+
+
+def sample(dtype):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(7, 9, generator=g, dtype=torch.float64) * 2
+    x[0, :4] = torch.tensor([-1.0, 1.0, float("nan"), 0.0], dtype=torch.float64)
+    return x.to(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("fn", [lambda t: F.hardtanh(t), lambda t: F.hardtanh(t, -0.5, 2.0),
+                                lambda t: F.leaky_relu(t), lambda t: F.leaky_relu(t, 0.3),
+                                lambda t: F.leaky_relu(t, -0.2)], ids=["hardtanh", "hardtanh_bounds",
+                                                                       "leaky_relu", "leaky_relu_0.3",
+                                                                       "leaky_relu_negative"])
+def test_forward_and_backward_match_cpu(fn, dtype):
+    x = sample(dtype)
+    xc, xt = x.clone().requires_grad_(), x.to("tpu").requires_grad_()
+    y_cpu = fn(xc)
+    with torch_tpu.no_fallback():
+        y = fn(xt)
+    torch.testing.assert_close(y.detach().cpu(), y_cpu.detach(), equal_nan=True, atol=0, rtol=0)
+    g = torch.randn(x.shape, dtype=torch.float64).to(dtype)
+    (gc,) = torch.autograd.grad(y_cpu, xc, g)
+    with torch_tpu.no_fallback():
+        (gt,) = torch.autograd.grad(y, xt, g.to("tpu"))
+    torch.testing.assert_close(gt.cpu(), gc, equal_nan=True, atol=0, rtol=0)
+
+
+def test_hardtanh_inplace_and_out():
+    x = sample(torch.float32)
+    xt = x.to("tpu")
+    with torch_tpu.no_fallback():
+        r = F.hardtanh_(xt, -0.3, 0.4)
+        out = torch.empty(0, device="tpu")
+        torch._C._nn.hardtanh(x.to("tpu"), -0.3, 0.4, out=out)
+    assert r is xt
+    expected = F.hardtanh(x, -0.3, 0.4)
+    torch.testing.assert_close(xt.cpu(), expected, equal_nan=True)
+    torch.testing.assert_close(out.cpu(), expected, equal_nan=True)
+
+
+def test_errors():
+    with pytest.raises(NotImplementedError):
+        F.leaky_relu(torch.ones(3, dtype=torch.long, device="tpu"))
+    with pytest.raises(RuntimeError, match="negative slope"):
+        torch.ops.aten.leaky_relu_backward(torch.ones(3, device="tpu"), torch.ones(3, device="tpu"), -0.1, True)
