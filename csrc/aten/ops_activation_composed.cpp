@@ -1,14 +1,13 @@
 // Activations whose ATen kernels need elementwise operators the device does
 // not have yet, composed from ones it has (direct route): the CPU formula,
 // evaluated by device kernels. hardtanh_backward:
-// (x <= min || x >= max) ? 0 : grad; leaky_relu: x > 0 ? x : x * slope;
+// min < x < max ? grad : 0 (CPU's vectorized form: NaN gets 0); leaky_relu: x > 0 ? x : x * slope;
 // leaky_relu_backward: x > 0 ? grad : grad * slope. Values equal CPU's: each
 // is one select over one rounded product, as CPU computes it.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/gt.h>
-#include <ATen/ops/ge.h>
-#include <ATen/ops/le.h>
-#include <ATen/ops/logical_or.h>
+#include <ATen/ops/logical_and.h>
+#include <ATen/ops/lt.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
@@ -33,8 +32,8 @@ at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& se
   check_float(self, "hardtanh_backward");
   TORCH_CHECK(grad_output.device() == self.device(), "hardtanh_backward: expected all tensors on ", self.device());
   c10::DeviceGuard guard(self.device());
-  const at::Tensor outside = at::logical_or(at::le(self, min_val), at::ge(self, max_val));
-  return at::where(outside, zero_like_scalar(grad_output), grad_output);
+  const at::Tensor inside = at::logical_and(at::gt(self, min_val), at::lt(self, max_val));
+  return at::where(inside, grad_output, zero_like_scalar(grad_output));
 }
 
 at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
