@@ -15,24 +15,10 @@ import torch
 import torch.nn.functional as F
 
 import torch_tpu  # noqa: F401
-from common import compare, print_table, save
+from common import add_case, backward_closure, print_table, save
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
 import train_resnet  # noqa: E402
-
-
-def _case(rows, what, fn_tpu, fn_cpu):
-    t_tpu, t_cpu = compare(fn_tpu, fn_cpu)
-    rows.append({"what": what, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3, "ratio": t_tpu / t_cpu})
-
-
-def _backward(fn, *inputs):
-    leaves = [t.detach().requires_grad_() for t in inputs]
-    g = torch.ones_like(fn(*leaves))
-
-    def run():
-        torch.autograd.grad(fn(*leaves), leaves, g)
-    return run
 
 
 def _step(device):
@@ -57,19 +43,19 @@ def run() -> list:
     w = torch.randn(64, 64, 3, 3) * 0.05
     xt, wt = x.to("tpu"), w.to("tpu")
     conv = lambda a, b: F.conv2d(a, b, padding=1)
-    _case(rows, "conv2d 16x64x56x56 3x3", lambda: conv(xt, wt), lambda: conv(x, w))
-    _case(rows, "conv2d fwd+bwd 16x64x56x56 3x3", _backward(conv, xt, wt), _backward(conv, x, w))
+    add_case(rows, "conv2d 16x64x56x56 3x3", lambda: conv(xt, wt), lambda: conv(x, w))
+    add_case(rows, "conv2d fwd+bwd 16x64x56x56 3x3", backward_closure(conv, xt, wt), backward_closure(conv, x, w))
     g, b = torch.randn(64), torch.randn(64)
     gt, bt = g.to("tpu"), b.to("tpu")
     bn = lambda a, c, d: F.batch_norm(a, None, None, c, d, training=True)
-    _case(rows, "batch_norm train 16x64x56x56", lambda: bn(xt, gt, bt), lambda: bn(x, g, b))
-    _case(rows, "batch_norm fwd+bwd 16x64x56x56", _backward(bn, xt, gt, bt), _backward(bn, x, g, b))
+    add_case(rows, "batch_norm train 16x64x56x56", lambda: bn(xt, gt, bt), lambda: bn(x, g, b))
+    add_case(rows, "batch_norm fwd+bwd 16x64x56x56", backward_closure(bn, xt, gt, bt), backward_closure(bn, x, g, b))
     mp = lambda a: F.max_pool2d(a, 3, 2, 1)
-    _case(rows, "max_pool2d 3x3/2 16x64x56x56", lambda: mp(xt), lambda: mp(x))
-    _case(rows, "max_pool2d fwd+bwd 16x64x56x56", _backward(mp, xt), _backward(mp, x))
+    add_case(rows, "max_pool2d 3x3/2 16x64x56x56", lambda: mp(xt), lambda: mp(x))
+    add_case(rows, "max_pool2d fwd+bwd 16x64x56x56", backward_closure(mp, xt), backward_closure(mp, x))
     ap = lambda a: F.adaptive_avg_pool2d(a, (7, 7))
-    _case(rows, "adaptive_avg_pool2d 7x7 16x64x56x56", lambda: ap(xt), lambda: ap(x))
-    _case(rows, "resnet example training step (batch 16, 16x16)", _step("tpu"), _step("cpu"))
+    add_case(rows, "adaptive_avg_pool2d 7x7 16x64x56x56", lambda: ap(xt), lambda: ap(x))
+    add_case(rows, "resnet example training step (batch 16, 16x16)", _step("tpu"), _step("cpu"))
     return rows
 
 

@@ -12,22 +12,7 @@ import torch.nn.functional as F
 
 import torch_tpu  # noqa: F401
 import torch_tpu.reference as reference
-from common import compare, print_table, save
-
-
-def _case(rows, what, fn_tpu, fn_cpu):
-    t_tpu, t_cpu = compare(fn_tpu, fn_cpu)
-    rows.append({"what": what, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3, "ratio": t_tpu / t_cpu})
-
-
-def _backward(fn, *inputs):
-    """A closure running fn's forward and backward with fresh grads."""
-    leaves = [t.detach().requires_grad_() for t in inputs]
-    g = torch.ones_like(fn(*leaves))
-
-    def run():
-        torch.autograd.grad(fn(*leaves), leaves, g)
-    return run
+from common import add_case, backward_closure, print_table, save
 
 
 def run() -> list:
@@ -38,21 +23,21 @@ def run() -> list:
         x, w, b = (torch.randn(4096, 1024, dtype=dtype), torch.randn(1024, dtype=dtype),
                    torch.randn(1024, dtype=dtype))
         xt, wt, bt = x.to("tpu"), w.to("tpu"), b.to("tpu")
-        _case(rows, f"rms_norm 4096x1024 {name}", lambda: torch.ops.tpu.rms_norm(xt, wt, 1e-6),
+        add_case(rows, f"rms_norm 4096x1024 {name}", lambda: torch.ops.tpu.rms_norm(xt, wt, 1e-6),
               lambda: F.rms_norm(x, (1024,), w, 1e-6))
-        _case(rows, f"rms_norm fwd+bwd 4096x1024 {name}",
-              _backward(lambda a, c: torch.ops.tpu.rms_norm(a, c, 1e-6), xt, wt),
-              _backward(lambda a, c: F.rms_norm(a, (1024,), c, 1e-6), x, w))
-        _case(rows, f"bias_gelu 4096x1024 {name}", lambda: torch.ops.tpu.bias_gelu(xt, bt),
+        add_case(rows, f"rms_norm fwd+bwd 4096x1024 {name}",
+              backward_closure(lambda a, c: torch.ops.tpu.rms_norm(a, c, 1e-6), xt, wt),
+              backward_closure(lambda a, c: F.rms_norm(a, (1024,), c, 1e-6), x, w))
+        add_case(rows, f"bias_gelu 4096x1024 {name}", lambda: torch.ops.tpu.bias_gelu(xt, bt),
               lambda: F.gelu(x + b))
-        _case(rows, f"bias_gelu fwd+bwd 4096x1024 {name}",
-              _backward(lambda a, c: torch.ops.tpu.bias_gelu(a, c), xt, bt),
-              _backward(lambda a, c: F.gelu(a + c), x, b))
+        add_case(rows, f"bias_gelu fwd+bwd 4096x1024 {name}",
+              backward_closure(lambda a, c: torch.ops.tpu.bias_gelu(a, c), xt, bt),
+              backward_closure(lambda a, c: F.gelu(a + c), x, b))
         q = torch.randn(8, 16, 256, 64, dtype=dtype)
         angles = torch.randn(256, 32)
         cos, sin = torch.cat([angles.cos()] * 2, -1).to(dtype), torch.cat([angles.sin()] * 2, -1).to(dtype)
         qt, ct, st = q.to("tpu"), cos.to("tpu"), sin.to("tpu")
-        _case(rows, f"rotary_embedding 8x16x256x64 {name}",
+        add_case(rows, f"rotary_embedding 8x16x256x64 {name}",
               lambda: torch.ops.tpu.rotary_embedding(qt, ct, st),
               lambda: q * cos + reference.rotate_half(q) * sin)
     x = torch.randn(4096, 1024)
@@ -66,7 +51,7 @@ def run() -> list:
     def cpu_amp():
         with torch.autocast("cpu", dtype=torch.bfloat16):
             return lin(x)
-    _case(rows, "linear 4096x1024x1024 under autocast bfloat16", tpu_amp, cpu_amp)
+    add_case(rows, "linear 4096x1024x1024 under autocast bfloat16", tpu_amp, cpu_amp)
     return rows
 
 

@@ -76,6 +76,23 @@ def compare(tpu_fn: Callable[[], object], cpu_fn: Callable[[], object],
     return statistics.median(t_tpu), statistics.median(t_cpu)
 
 
+def add_case(rows: List[Dict[str, object]], what: str, tpu_fn: Callable[[], object],
+             cpu_fn: Callable[[], object]) -> None:
+    """Times tpu_fn against cpu_fn (compare) and appends the table row."""
+    t_tpu, t_cpu = compare(tpu_fn, cpu_fn)
+    rows.append({"what": what, "tpu ms": t_tpu * 1e3, "cpu ms": t_cpu * 1e3, "ratio": t_tpu / t_cpu})
+
+
+def backward_closure(fn: Callable[..., "torch.Tensor"], *inputs: "torch.Tensor") -> Callable[[], None]:
+    """A closure running fn's forward and backward on fresh leaves of inputs."""
+    leaves = [t.detach().requires_grad_() for t in inputs]
+    g = torch.ones_like(fn(*leaves))
+
+    def run() -> None:
+        torch.autograd.grad(fn(*leaves), leaves, g)
+    return run
+
+
 def tpu_sync() -> None:
     torch.tpu.synchronize()
 
