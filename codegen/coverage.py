@@ -617,6 +617,10 @@ def _core_section(rows, proofs, analyses, skip_reason) -> str:
         lines.append(f"| {c} | {counts[c]} |")
     lines.append(f"| **total** | **{total}** |")
     lines.append("")
+    if not counts[NONE]:
+        lines += ["Every core overload is claimed by an entry"
+                  + ("; none runs on the host fallback." if not counts["host fallback"] else "."), ""]
+        return "\n".join(lines)
     works = [r for r in rows if r.works_without_entry]
     lines += [f"Of the {counts[NONE]} not covered, {len(works)} would already work through "
               "their upstream composite kernel: their closure was traced over OpInfo samples "

@@ -1,7 +1,8 @@
 """The OpInfos the generator and the generated tests draw samples from:
 torch's op_db plus its foreach databases (ForeachFuncInfo, named like the op,
-"_foreach_add"), which op_db does not include. Imports the (slow) torch test
-modules only when called."""
+"_foreach_add"), which op_db does not include, and the project's OpInfos for
+core overloads op_db has none for (codegen/opinfo_extra.py). Imports the
+(slow) torch test modules only when called."""
 
 from __future__ import annotations
 
@@ -19,4 +20,7 @@ def all_opinfos() -> List:
     infos = list(cmi.op_db)
     for name in FOREACH_DBS:
         infos.extend(getattr(cmi, name, ()))
+    from .opinfo_extra import extra_opinfos
+
+    infos.extend(extra_opinfos())
     return infos

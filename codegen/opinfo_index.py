@@ -71,7 +71,8 @@ def _sources() -> List[str]:
     opinfo = os.path.join(internal, "opinfo")
     for folder, _, names in sorted(os.walk(opinfo)):
         files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
-    return files
+    here = os.path.dirname(os.path.abspath(__file__))
+    return files + [os.path.join(here, "opinfo_extra.py"), os.path.join(here, "opinfo_db.py")]
 
 
 def _key() -> List:

@@ -42,8 +42,8 @@ def _is_tensor(t) -> bool:
 
 # Tensor arguments that hold positions, not the op's data: an entry's dtypes
 # describe its data (max_pool2d_with_indices_backward: floating, its indices
-# are int64 whatever the data).
-INDEX_ARGUMENTS = frozenset({"indices", "index", "target"})
+# are int64 whatever the data; _embedding_bag: its indices and offsets).
+INDEX_ARGUMENTS = frozenset({"indices", "index", "target", "offsets"})
 
 
 def _param_names(v: Variant) -> List[str]:

@@ -198,4 +198,12 @@ void lerp_tensor_kernel(at::TensorIteratorBase& iter);                          
 void addcmul_kernel(at::TensorIteratorBase& iter, const c10::Scalar& value);  // addcmul_stub
 void addcdiv_kernel(at::TensorIteratorBase& iter, const c10::Scalar& value);  // addcdiv_stub
 
+// --- sort, distances (stub_kernels_sort_dist.cpp) ----------------------
+// ATen/native/Sorting.h: values already hold self (sort_stable_out copies it).
+void sort_kernel(const at::TensorBase& self, const at::TensorBase& values, const at::TensorBase& indices,
+                 int64_t dim, bool descending, bool stable);                       // sort_stub
+// ATen/native/Distance.h: x1 [B, P, M], x2 [B, R, M] and pdist's self contiguous.
+void cdist_kernel(at::Tensor& result, const at::Tensor& x1, const at::Tensor& x2, const double p);  // cdist_stub
+void pdist_forward_kernel(at::Tensor& result, const at::Tensor& self, const double p);  // pdist_forward_stub
+
 }  // namespace torch_tpu::aten

@@ -186,6 +186,16 @@ void raise_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void
 }
 
 template <typename C>
+void fold_typed(const ConvDesc& d, const Sizes& s, const void* col, void* image) {
+  const int64_t per_image = d.image_channels * s.K * s.P;
+  std::vector<C> buf;
+  for (int64_t n = 0; n < d.batch; ++n) {
+    const C* c = as_compute(col, d.dtype, n * per_image, per_image, buf);
+    col2im(c, d.image_channels, d.geo, s, nullptr, d.dtype, image, n * d.image_channels * s.I);
+  }
+}
+
+template <typename C>
 void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void* image,
                        void* grad_weight) {
   const int64_t wn = d.flat_channels * s.cg_image * s.K;
@@ -263,6 +273,25 @@ void conv_raise(const ConvDesc& d, const void* flat, const void* weight, const v
     raise_typed<double>(d, s, flat, weight, bias, image);
   } else {
     raise_typed<float>(d, s, flat, weight, bias, image);
+  }
+}
+
+void conv_im2col(const ConvDesc& d, const void* image, void* col) {
+  const Sizes s = sizes_of(d);
+  const size_t elem = dtype_size(d.dtype);
+  for (int64_t n = 0; n < d.batch; ++n) {
+    im2col(static_cast<const char*>(image) + n * d.image_channels * s.I * elem,
+           static_cast<char*>(col) + n * d.image_channels * s.K * s.P * elem, elem, d.image_channels, d.geo, s);
+  }
+}
+
+void conv_col2im(const ConvDesc& d, const void* col, void* image) {
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  const Sizes s = sizes_of(d);
+  if (nn::computes_in_double(d.dtype)) {
+    fold_typed<double>(d, s, col, image);
+  } else {
+    fold_typed<float>(d, s, col, image);
   }
 }
 

@@ -58,6 +58,12 @@ void conv_lower(const ConvDesc& d, const void* image, const void* weight, const 
 void conv_raise(const ConvDesc& d, const void* flat, const void* weight, const void* bias, void* image);
 // grad_weight = weight_grad(flat, image) (overwritten).
 void conv_weight_grad(const ConvDesc& d, const void* flat, const void* image, void* grad_weight);
+// image = col2im(col) alone (the col2im op, F.fold): col [batch,
+// image_channels * kernel volume, flat positions], im2col's layout; groups 1.
+void conv_col2im(const ConvDesc& d, const void* col, void* image);
+// col = im2col(image) alone (the im2col op, F.unfold), its inverse layout;
+// moves element bits, so any dtype of 2, 4 or 8 bytes.
+void conv_im2col(const ConvDesc& d, const void* image, void* col);
 // grad_bias[c] = sum of grad[n, c, ...] over batch and spatial positions.
 void conv_bias_grad(DType t, const void* grad, int64_t batch, int64_t channels, int64_t spatial,
                     void* grad_bias);
