@@ -1,8 +1,9 @@
 """The convolutional-network kernels against CPU eager (oneDNN) in one run:
 conv2d forward and forward+backward on a ResNet layer (batch 16, 64 -> 64
 channels, 56 x 56, 3 x 3, padding 1), batch norm (training, fwd and
-fwd+bwd), max pooling 3x3/2 and adaptive average pooling on the same
-activations, and one training step of examples/train_resnet.py. float32.
+fwd+bwd), group norm (32 groups, fwd and fwd+bwd), max pooling 3x3/2 and
+adaptive average pooling on the same activations, and one training step of
+examples/train_resnet.py. float32.
 ratio = tpu / cpu."""
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def run() -> list:
     bn = lambda a, c, d: F.batch_norm(a, None, None, c, d, training=True)
     add_case(rows, "batch_norm train 16x64x56x56", lambda: bn(xt, gt, bt), lambda: bn(x, g, b))
     add_case(rows, "batch_norm fwd+bwd 16x64x56x56", backward_closure(bn, xt, gt, bt), backward_closure(bn, x, g, b))
+    gn = lambda a, c, d: F.group_norm(a, 32, c, d)
+    add_case(rows, "group_norm 32 groups 16x64x56x56", lambda: gn(xt, gt, bt), lambda: gn(x, g, b))
+    add_case(rows, "group_norm fwd+bwd 16x64x56x56", backward_closure(gn, xt, gt, bt), backward_closure(gn, x, g, b))
     mp = lambda a: F.max_pool2d(a, 3, 2, 1)
     add_case(rows, "max_pool2d 3x3/2 16x64x56x56", lambda: mp(xt), lambda: mp(x))
     add_case(rows, "max_pool2d fwd+bwd 16x64x56x56", backward_closure(mp, xt), backward_closure(mp, x))
