@@ -28,7 +28,9 @@ KEYS = {
             "torch_tpu::aten, or a qualified device-generic ATen function)",
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
     "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
-    "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError",
+    "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError: "
+              "a list for every tensor input, or {argument: list} naming each tensor input "
+              "(the first names the entry's dtypes; 'all' leaves an argument unchecked)",
     "autocast": "the AutocastPrivateUse1 policy: " + ", ".join(autocast.POLICIES) +
                 " (or {policy: ..., reason: ...} to differ from CUDA's on purpose)",
     "tests": "test hints: opinfo, xfail, atol, rtol (see the top of ops.yaml)",
@@ -98,10 +100,19 @@ class Entry:
     stub_header: str = ""
     kernel: str = ""
     dtypes: Tuple[str, ...] = ()    # empty: any
+    # Per tensor input, when ops.yaml gives {argument: dtypes}: (name, dtypes)
+    # in the manifest's order; then `dtypes` is the first one's.
+    arg_dtypes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     tests: TestHints = field(default_factory=TestHints)
     notes: str = ""
     autocast: str = ""              # a policy of codegen/autocast.py; "": not declared
     autocast_reason: str = ""       # why it differs from CUDA's policy, if it does
+
+    def input_dtypes(self, name: str) -> Tuple[str, ...]:
+        """The dtypes tensor input `name` may have (empty: any)."""
+        if self.arg_dtypes:
+            return dict(self.arg_dtypes)[name]
+        return self.dtypes
 
     @property
     def family(self) -> Dict[str, str]:
@@ -217,12 +228,13 @@ def _entry(path: str, item) -> Entry:
         if not isinstance(value, str) or not _CPP_NAME.match(value):
             check.fail(f"route '{route}' needs '{key}', a C++ name, got {value!r}",
                        KEYS[key], key=key)
-    dtypes = _dtypes(check, item.get("dtypes"))
+    dtypes, arg_dtypes = _dtype_spec(check, item.get("dtypes"))
     tests = _tests(check, item.get("tests"))
     notes = item.get("notes", "")
     if not isinstance(notes, str):
         check.fail("'notes' must be a string", "write notes: \"...\"", key="notes")
-    common = dict(op=op, route=route, line=line, dtypes=dtypes, tests=tests, notes=notes)
+    common = dict(op=op, route=route, line=line, dtypes=dtypes, arg_dtypes=arg_dtypes,
+                  tests=tests, notes=notes)
     if route == "direct":
         routed = dict(variants=(_direct_variant(check, up),), impl=item["impl"])
     elif route == "stub":
@@ -234,6 +246,8 @@ def _entry(path: str, item) -> Entry:
         routed = dict(variants=())
     else:
         routed = dict(variants=_fallback_variants(check, up))
+    if arg_dtypes:
+        _check_arg_dtypes(check, arg_dtypes, [v.upstream for v in routed["variants"]] or [up])
     policy, reason = _autocast(check, up, item.get("autocast"))
     return Entry(autocast=policy, autocast_reason=reason, **common, **routed)
 
@@ -381,6 +395,58 @@ def _tolerance(check: _Checker, key: str, value) -> float:
         check.fail(f"'tests.{key}' must be a non-negative number or {{dtype: number}}, got {value!r}",
                    f"e.g. {key}: 1e-5, or {key}: {{float16: 1e-3}}", key="tests")
     return float(value)
+
+
+def tensor_inputs(func) -> List[str]:
+    """Names of a schema's Tensor and Tensor? inputs (out= tensors excluded):
+    the arguments whose dtypes an entry declares."""
+    def is_tensor(t):
+        from torchgen.model import BaseTy, BaseType, OptionalType
+
+        if isinstance(t, OptionalType):
+            t = t.elem
+        return isinstance(t, BaseType) and t.name == BaseTy.Tensor
+
+    return [a.name for a in func.arguments.flat_non_out if is_tensor(a.type)]
+
+
+def _dtype_spec(check: _Checker, value):
+    """ops.yaml's dtypes: a list (every tensor input) or {argument: list}."""
+    if not isinstance(value, dict):
+        return _dtypes(check, value), ()
+    per_arg = []
+    for name, names in value.items():
+        if name == LINE_KEY:
+            continue
+        parsed = _dtypes(check, names)
+        if not parsed:
+            check.fail(f"'dtypes.{name}' is empty", f"list its dtypes, or 'all' to leave {name} "
+                       "unchecked", key="dtypes")
+        per_arg.append((str(name), parsed))
+    if not per_arg:
+        check.fail("'dtypes' is an empty mapping", "write {argument: [dtypes]} for each tensor "
+                   "input, or a plain list", key="dtypes")
+    return per_arg[0][1], tuple(per_arg)
+
+
+def _check_arg_dtypes(check: _Checker, arg_dtypes, funcs) -> None:
+    """{argument: dtypes} must name every tensor input of every overload the
+    entry registers, and nothing else: the generator refuses to guess which
+    inputs hold the op's data and which hold positions or flags."""
+    named = [name for name, _ in arg_dtypes]
+    inputs: List[str] = []
+    for up in funcs:
+        inputs += [n for n in tensor_inputs(up.func) if n not in inputs]
+    unknown = [n for n in named if n not in inputs]
+    if unknown:
+        check.fail(f"'dtypes' names {', '.join(unknown)}, not a tensor input of "
+                   f"{', '.join(up.name for up in funcs)}{did_you_mean(unknown[0], inputs)}",
+                   "name the tensor inputs: " + ", ".join(inputs), key="dtypes")
+    missing = [n for n in inputs if n not in named]
+    if missing:
+        check.fail(f"'dtypes' does not classify tensor input(s) {', '.join(missing)}",
+                   "add " + ", ".join(f"{n}: [...]" for n in missing) +
+                   " (or 'all' to leave an input unchecked, e.g. an index)", key="dtypes")
 
 
 def _dtypes(check: _Checker, value) -> Tuple[str, ...]:

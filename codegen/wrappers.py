@@ -17,8 +17,8 @@ from typing import List
 
 from torchgen.model import BaseTy, BaseType, OptionalType
 
-from .dtypes import cpp_mask
-from .manifest import Entry, Variant
+from .dtypes import DTYPES, cpp_mask
+from .manifest import Entry, Variant, tensor_inputs
 
 ROUTE_ENUM = {"direct": "kDirect", "stub": "kStub", "fallback": "kFallback"}
 
@@ -40,12 +40,6 @@ def _is_tensor(t) -> bool:
         isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == BaseTy.Tensor)
 
 
-# Tensor arguments that hold positions, not the op's data: an entry's dtypes
-# describe its data (max_pool2d_with_indices_backward: floating, its indices
-# are int64 whatever the data; _embedding_bag: its indices and offsets).
-INDEX_ARGUMENTS = frozenset({"indices", "index", "target", "offsets"})
-
-
 def _param_names(v: Variant) -> List[str]:
     return [p.rsplit(" ", 1)[1] for p in v.signature.params]
 
@@ -57,14 +51,13 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
     body = [f'static auto& calls = telemetry::op_counter("aten::{v.op}");',
             f"calls.count(telemetry::Route::{ROUTE_ENUM[entry.route]});"]
     func = v.upstream.func
-    if entry.dtypes:
-        body.append(f"constexpr uint64_t kDtypes = {cpp_mask(entry.dtypes)};")
-        body.append(f'constexpr const char* kDeclared = "{", ".join(entry.dtypes)}";')
-        # Inputs only: an out= tensor's dtype is the op's own business (ATen
-        # casts into it or rejects it with PyTorch's error, as on CPU).
-        for a in func.arguments.flat_non_out:
-            if _is_tensor(a.type) and a.name not in INDEX_ARGUMENTS:
-                body.append(f'check_dtype("{v.op}", kDtypes, kDeclared, {a.name});')
+    # Inputs only: an out= tensor's dtype is the op's own business (ATen
+    # casts into it or rejects it with PyTorch's error, as on CPU). An input
+    # declared 'all' (or an entry without dtypes) is not checked.
+    for arg in tensor_inputs(func):
+        allowed = entry.input_dtypes(arg)
+        if allowed and set(allowed) != set(DTYPES):
+            body.append(f'check_dtype("{v.op}", {cpp_mask(allowed)}, "{", ".join(allowed)}", {arg});')
     if v.via == "impl":
         body += _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)
     elif v.via == "native":

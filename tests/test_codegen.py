@@ -74,6 +74,14 @@ BAD_MANIFESTS = {
                               1, "key 'route'", "use 'route: composite'"),
     "unknown_dtype": ("- op: view\n  route: direct\n  impl: f\n  dtypes: [float23]\n",
                       1, "key 'dtypes'", "did you mean 'float32'"),
+    "arg_dtypes_unclassified": ("- op: gather\n  route: stub\n  stub: gather_stub\n"
+                                "  kernel: k\n  dtypes: {self: [floating]}\n", 1, "key 'dtypes'",
+                                "does not classify tensor input(s) index"),
+    "arg_dtypes_unknown_argument": ("- op: gather\n  route: stub\n  stub: gather_stub\n"
+                                    "  kernel: k\n  dtypes: {self: [floating], indx: all}\n", 1,
+                                    "key 'dtypes'", "did you mean 'index'"),
+    "arg_dtypes_empty": ("- op: view\n  route: direct\n  impl: f\n  dtypes: {}\n", 1,
+                         "key 'dtypes'", "empty mapping"),
     "unknown_test_key": ("- op: view\n  route: direct\n  impl: f\n  tests: {opinfos: [view]}\n",
                          1, "key 'opinfos'", "did you mean 'opinfo'"),
     "xfail_without_reason": ("- op: view\n  route: direct\n  impl: f\n"

@@ -12,17 +12,13 @@
 #include <ATen/ops/empty_like.h>
 #include <c10/core/DeviceGuard.h>
 
+#include "aten/optional_tensor.h"
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
 #include "kernels/nn.h"
 
 namespace torch_tpu::aten {
 namespace {
-
-const at::Tensor& value_or_undefined(const std::optional<at::Tensor>& t) {
-  static const at::Tensor undefined;
-  return t.has_value() ? *t : undefined;
-}
 
 at::ScalarType computation_type(at::ScalarType t) {
   return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;

@@ -18,17 +18,13 @@
 
 #include <cmath>
 
+#include "aten/optional_tensor.h"
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
 #include "kernels/group_norm.h"
 
 namespace torch_tpu::aten {
 namespace {
-
-const at::Tensor& value_or_undefined(const std::optional<at::Tensor>& t) {
-  static const at::Tensor undefined;
-  return t.has_value() ? *t : undefined;
-}
 
 const void* data_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
 void* mutable_or_null(const at::Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }

@@ -10,17 +10,13 @@
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 
+#include "aten/optional_tensor.h"
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
 #include "kernels/nn.h"
 
 namespace torch_tpu::aten {
 namespace {
-
-const at::Tensor& value_or_undefined(const std::optional<at::Tensor>& t) {
-  static const at::Tensor undefined;
-  return t.has_value() ? *t : undefined;
-}
 
 void check_same_device(const at::Tensor& ref, const at::Tensor& t, const char* what) {
   TORCH_CHECK(!t.defined() || t.device() == ref.device(), "native_layer_norm: expected ", what,

@@ -9,6 +9,7 @@
 #include <ATen/ops/nll_loss_forward_meta.h>
 #include <c10/core/DeviceGuard.h>
 
+#include "aten/optional_tensor.h"
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
 #include "aten/structured_wrappers.h"
@@ -17,11 +18,6 @@
 
 namespace torch_tpu::aten {
 namespace {
-
-const at::Tensor& value_or_undefined(const std::optional<at::Tensor>& t) {
-  static const at::Tensor undefined;
-  return t.has_value() ? *t : undefined;
-}
 
 struct Common {
   at::Tensor input, target, weight;

@@ -13,8 +13,10 @@
 #include "gemm.h"
 #include "nn_rows.h"
 #include "runtime/runtime.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 struct Sizes {
@@ -233,10 +235,10 @@ void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, cons
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-bool conv_supports(DType t) { return nn::is_nn_float(t); }
 
-void conv_lower(const ConvDesc& d, const void* image, const void* weight, const void* bias, void* flat) {
+void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const void* weight, const void* bias, void* flat) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   const size_t es = dtype_size(d.dtype);
@@ -266,7 +268,7 @@ void conv_lower(const ConvDesc& d, const void* image, const void* weight, const 
   }
 }
 
-void conv_raise(const ConvDesc& d, const void* flat, const void* weight, const void* bias, void* image) {
+void TORCH_TPU_ISA_ENTRY(conv_raise)(const ConvDesc& d, const void* flat, const void* weight, const void* bias, void* image) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   if (nn::computes_in_double(d.dtype)) {
@@ -276,7 +278,7 @@ void conv_raise(const ConvDesc& d, const void* flat, const void* weight, const v
   }
 }
 
-void conv_im2col(const ConvDesc& d, const void* image, void* col) {
+void TORCH_TPU_ISA_ENTRY(conv_im2col)(const ConvDesc& d, const void* image, void* col) {
   const Sizes s = sizes_of(d);
   const size_t elem = dtype_size(d.dtype);
   for (int64_t n = 0; n < d.batch; ++n) {
@@ -285,7 +287,7 @@ void conv_im2col(const ConvDesc& d, const void* image, void* col) {
   }
 }
 
-void conv_col2im(const ConvDesc& d, const void* col, void* image) {
+void TORCH_TPU_ISA_ENTRY(conv_col2im)(const ConvDesc& d, const void* col, void* image) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   if (nn::computes_in_double(d.dtype)) {
@@ -295,7 +297,7 @@ void conv_col2im(const ConvDesc& d, const void* col, void* image) {
   }
 }
 
-void conv_weight_grad(const ConvDesc& d, const void* flat, const void* image, void* grad_weight) {
+void TORCH_TPU_ISA_ENTRY(conv_weight_grad)(const ConvDesc& d, const void* flat, const void* image, void* grad_weight) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   if (nn::computes_in_double(d.dtype)) {
@@ -305,7 +307,7 @@ void conv_weight_grad(const ConvDesc& d, const void* flat, const void* image, vo
   }
 }
 
-void conv_bias_grad(DType t, const void* grad, int64_t batch, int64_t channels, int64_t spatial,
+void TORCH_TPU_ISA_ENTRY(conv_bias_grad)(DType t, const void* grad, int64_t batch, int64_t channels, int64_t spatial,
                     void* grad_bias) {
   if (!conv_supports(t)) throw std::invalid_argument("conv: unsupported dtype");
   runtime::parallel_for(0, channels, 1, [&](int64_t b, int64_t e) {

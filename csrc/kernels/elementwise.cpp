@@ -11,6 +11,7 @@
 #include "elementwise_io.h"
 #include "elementwise_loops.h"
 #include "elementwise_ops.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
 
@@ -51,39 +52,50 @@ BlockIo block_io(DType compute, DType other, bool widen) {
 namespace {
 
 // In ElementwiseOp order.
-constexpr const OpEntry* kOps[] = {
-    &kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry, &kMulEntry, &kDivEntry, &kConjEntry,
-    // unary (elementwise_unary_*.cpp, elementwise_activation.cpp)
-    &kExpEntry, &kExp2Entry, &kExpm1Entry, &kLogEntry, &kLog1pEntry,
-    &kLog2Entry, &kLog10Entry, &kSqrtEntry, &kRsqrtEntry, &kSinEntry,
-    &kCosEntry, &kTanEntry, &kTanhEntry, &kSigmoidEntry, &kErfEntry,
-    &kReciprocalEntry, &kSignEntry, &kFloorEntry, &kCeilEntry,
-    &kRoundEntry, &kRoundDecimalsEntry, &kTruncEntry, &kFracEntry,
-    &kIsNanEntry, &kIsPosInfEntry, &kIsNegInfEntry, &kGeluEntry,
-    &kGeluTanhEntry, &kGeluBackwardEntry, &kGeluTanhBackwardEntry,
-    &kSiluEntry, &kSiluBackwardEntry, &kSigmoidBackwardEntry,
-    &kTanhBackwardEntry, &kThresholdEntry,
-    // binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp)
-    &kDivTruncEntry, &kDivFloorEntry, &kRemainderEntry, &kFmodEntry,
-    &kMaximumEntry, &kMinimumEntry, &kFmaxEntry, &kFminEntry,
-    &kClampEntry, &kClampScalarEntry, &kClampMinScalarEntry, &kClampMaxScalarEntry,
-    &kWhereEntry,
-    &kEqEntry, &kNeEntry, &kLtEntry, &kLeEntry, &kGtEntry, &kGeEntry,
-    &kLogicalAndEntry, &kLogicalOrEntry, &kLogicalXorEntry, &kLogicalNotEntry,
-    &kBitwiseAndEntry, &kBitwiseOrEntry, &kBitwiseXorEntry, &kBitwiseNotEntry, &kLshiftEntry, &kRshiftEntry,
-    &kPowEntry, &kPowScalarEntry, &kAtan2Entry, &kHypotEntry,
-    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry,
-    // more unary math (elementwise_unary_math.cpp)
-    &kSinhEntry, &kCoshEntry, &kAsinEntry, &kAcosEntry,
-    &kAtanEntry, &kAsinhEntry, &kAcoshEntry, &kAtanhEntry};
-static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps);
+// The table, once per ISA variant: ISA(e) is the variant entry of an op
+// compiled per ISA (TORCH_TPU_EW_ISA_ENTRY in elementwise_ops.h).
+#define TORCH_TPU_EW_OP_TABLE(ISA) \
+    &kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry, &kMulEntry, &kDivEntry, &kConjEntry, \
+    /* unary (elementwise_unary_*.cpp, elementwise_activation.cpp) */ \
+    ISA(kExpEntry), ISA(kExp2Entry), ISA(kExpm1Entry), ISA(kLogEntry), ISA(kLog1pEntry), \
+    ISA(kLog2Entry), ISA(kLog10Entry), ISA(kSqrtEntry), ISA(kRsqrtEntry), ISA(kSinEntry), \
+    ISA(kCosEntry), ISA(kTanEntry), ISA(kTanhEntry), ISA(kSigmoidEntry), ISA(kErfEntry), \
+    ISA(kReciprocalEntry), &kSignEntry, &kFloorEntry, &kCeilEntry, \
+    &kRoundEntry, &kRoundDecimalsEntry, &kTruncEntry, &kFracEntry, \
+    &kIsNanEntry, &kIsPosInfEntry, &kIsNegInfEntry, ISA(kGeluEntry), \
+    ISA(kGeluTanhEntry), ISA(kGeluBackwardEntry), ISA(kGeluTanhBackwardEntry), \
+    ISA(kSiluEntry), ISA(kSiluBackwardEntry), ISA(kSigmoidBackwardEntry), \
+    ISA(kTanhBackwardEntry), ISA(kThresholdEntry), \
+    /* binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp) */ \
+    &kDivTruncEntry, &kDivFloorEntry, &kRemainderEntry, &kFmodEntry, \
+    &kMaximumEntry, &kMinimumEntry, &kFmaxEntry, &kFminEntry, \
+    &kClampEntry, &kClampScalarEntry, &kClampMinScalarEntry, &kClampMaxScalarEntry, \
+    &kWhereEntry, \
+    &kEqEntry, &kNeEntry, &kLtEntry, &kLeEntry, &kGtEntry, &kGeEntry, \
+    &kLogicalAndEntry, &kLogicalOrEntry, &kLogicalXorEntry, &kLogicalNotEntry, \
+    &kBitwiseAndEntry, &kBitwiseOrEntry, &kBitwiseXorEntry, &kBitwiseNotEntry, &kLshiftEntry, &kRshiftEntry, \
+    ISA(kPowEntry), ISA(kPowScalarEntry), ISA(kAtan2Entry), ISA(kHypotEntry), \
+    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry, \
+    /* more unary math (elementwise_unary_math.cpp) */ \
+    ISA(kSinhEntry), ISA(kCoshEntry), ISA(kAsinEntry), ISA(kAcosEntry), \
+    ISA(kAtanEntry), ISA(kAsinhEntry), ISA(kAcoshEntry), ISA(kAtanhEntry)
+#define AVX2_ENTRY(e) &e##_avx2
+#define AVX512_ENTRY(e) &e##_avx512
+constexpr const OpEntry* kOpsAvx2[] = {TORCH_TPU_EW_OP_TABLE(AVX2_ENTRY)};
+constexpr const OpEntry* kOpsAvx512[] = {TORCH_TPU_EW_OP_TABLE(AVX512_ENTRY)};
+#undef AVX2_ENTRY
+#undef AVX512_ENTRY
+
+static_assert(sizeof(kOpsAvx2) / sizeof(kOpsAvx2[0]) == kNumElementwiseOps);
+static_assert(sizeof(kOpsAvx512) / sizeof(kOpsAvx512[0]) == kNumElementwiseOps);
 
 const OpEntry& entry(ElementwiseOp op) {
   const int i = static_cast<int>(op);
   if (i < 0 || i >= kNumElementwiseOps) {
     throw std::invalid_argument("elementwise: invalid op " + std::to_string(i));
   }
-  const OpEntry& e = *kOps[i];
+  const bool avx512 = runtime::cpu_isa() != runtime::CpuIsa::kAvx2;
+  const OpEntry& e = *(avx512 ? kOpsAvx512 : kOpsAvx2)[i];
   if (e.op != op) throw std::logic_error("elementwise: op table out of enum order at " + std::to_string(i));
   return e;
 }

@@ -11,9 +11,11 @@
 #include <cmath>
 
 #include "elementwise_unary.h"
+#include "isa.h"
 #include "vec_math.h"
 
 namespace torch_tpu::kernels::ew {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 __attribute__((always_inline)) inline float erf_of(float x) { return vmath::erf_f(x); }
@@ -161,15 +163,16 @@ struct ThresholdOp : OpTraits {
 };
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-constinit const OpEntry kGeluEntry = make_entry<FloatUnaryOp<GeluImpl>>();
-constinit const OpEntry kGeluTanhEntry = make_entry<FloatUnaryOp<GeluTanhImpl>>();
-constinit const OpEntry kGeluBackwardEntry = make_entry<FloatBinaryOp<GeluBackwardImpl>>();
-constinit const OpEntry kGeluTanhBackwardEntry = make_entry<FloatBinaryOp<GeluTanhBackwardImpl>>();
-constinit const OpEntry kSiluEntry = make_entry<FloatUnaryOp<SiluImpl>>();
-constinit const OpEntry kSiluBackwardEntry = make_entry<FloatBinaryOp<SiluBackwardImpl>>();
-constinit const OpEntry kSigmoidBackwardEntry = make_entry<SigmoidBackwardOp>();
-constinit const OpEntry kTanhBackwardEntry = make_entry<FloatBinaryOp<TanhBackwardImpl>>();
-constinit const OpEntry kThresholdEntry = make_entry<ThresholdOp>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kGeluEntry) = make_entry<FloatUnaryOp<GeluImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kGeluTanhEntry) = make_entry<FloatUnaryOp<GeluTanhImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kGeluBackwardEntry) = make_entry<FloatBinaryOp<GeluBackwardImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kGeluTanhBackwardEntry) = make_entry<FloatBinaryOp<GeluTanhBackwardImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSiluEntry) = make_entry<FloatUnaryOp<SiluImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSiluBackwardEntry) = make_entry<FloatBinaryOp<SiluBackwardImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSigmoidBackwardEntry) = make_entry<SigmoidBackwardOp>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kTanhBackwardEntry) = make_entry<FloatBinaryOp<TanhBackwardImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kThresholdEntry) = make_entry<ThresholdOp>();
 
 }  // namespace torch_tpu::kernels::ew

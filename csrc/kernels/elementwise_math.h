@@ -11,7 +11,10 @@
 
 #include "convert.h"
 
+#include "isa.h"
+
 namespace torch_tpu::kernels::ew {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 
 // ---- integers: two's complement wrap-around, no undefined behaviour --------
 
@@ -127,4 +130,5 @@ inline double hypot_u05(double x, double y) {
 
 inline double complex_abs(Complex<double> x) { return hypot_u05(x.re, x.im); }
 
+}  // namespace TORCH_TPU_ISA
 }  // namespace torch_tpu::kernels::ew

@@ -45,6 +45,12 @@ void run_op(const Plan& p, const std::vector<ScalarArg>& args);
 template <typename Op>
 bool supports_op(DType t);
 
+// The ops of the files compiled per ISA (CMake's TPU_KERNEL_AVX512_SOURCES,
+// see isa.h) have one entry per variant; the op table picks by CPU.
+#define TORCH_TPU_EW_ISA_ENTRY(name) \
+  extern const OpEntry name##_avx2;  \
+  extern const OpEntry name##_avx512;
+
 template <typename Op>
 constexpr OpEntry make_entry() {
   return OpEntry{Op::kOp, Op::kName, Op::kInputs, Op::kArgs, &run_op<Op>, &supports_op<Op>};
@@ -61,30 +67,30 @@ extern const OpEntry kMulEntry;
 extern const OpEntry kDivEntry;
 // --- unary elementwise ---
 // elementwise_unary_math.cpp
-extern const OpEntry kExpEntry;
-extern const OpEntry kExp2Entry;
-extern const OpEntry kExpm1Entry;
-extern const OpEntry kLogEntry;
-extern const OpEntry kLog1pEntry;
-extern const OpEntry kLog2Entry;
-extern const OpEntry kLog10Entry;
-extern const OpEntry kSqrtEntry;
-extern const OpEntry kRsqrtEntry;
-extern const OpEntry kSinEntry;
-extern const OpEntry kCosEntry;
-extern const OpEntry kTanEntry;
-extern const OpEntry kTanhEntry;
-extern const OpEntry kSigmoidEntry;
-extern const OpEntry kErfEntry;
-extern const OpEntry kReciprocalEntry;
-extern const OpEntry kSinhEntry;
-extern const OpEntry kCoshEntry;
-extern const OpEntry kAsinEntry;
-extern const OpEntry kAcosEntry;
-extern const OpEntry kAtanEntry;
-extern const OpEntry kAsinhEntry;
-extern const OpEntry kAcoshEntry;
-extern const OpEntry kAtanhEntry;
+TORCH_TPU_EW_ISA_ENTRY(kExpEntry)
+TORCH_TPU_EW_ISA_ENTRY(kExp2Entry)
+TORCH_TPU_EW_ISA_ENTRY(kExpm1Entry)
+TORCH_TPU_EW_ISA_ENTRY(kLogEntry)
+TORCH_TPU_EW_ISA_ENTRY(kLog1pEntry)
+TORCH_TPU_EW_ISA_ENTRY(kLog2Entry)
+TORCH_TPU_EW_ISA_ENTRY(kLog10Entry)
+TORCH_TPU_EW_ISA_ENTRY(kSqrtEntry)
+TORCH_TPU_EW_ISA_ENTRY(kRsqrtEntry)
+TORCH_TPU_EW_ISA_ENTRY(kSinEntry)
+TORCH_TPU_EW_ISA_ENTRY(kCosEntry)
+TORCH_TPU_EW_ISA_ENTRY(kTanEntry)
+TORCH_TPU_EW_ISA_ENTRY(kTanhEntry)
+TORCH_TPU_EW_ISA_ENTRY(kSigmoidEntry)
+TORCH_TPU_EW_ISA_ENTRY(kErfEntry)
+TORCH_TPU_EW_ISA_ENTRY(kReciprocalEntry)
+TORCH_TPU_EW_ISA_ENTRY(kSinhEntry)
+TORCH_TPU_EW_ISA_ENTRY(kCoshEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAsinEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAcosEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAtanEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAsinhEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAcoshEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAtanhEntry)
 // elementwise_unary_round.cpp
 extern const OpEntry kSignEntry;
 extern const OpEntry kFloorEntry;
@@ -97,15 +103,15 @@ extern const OpEntry kIsNanEntry;
 extern const OpEntry kIsPosInfEntry;
 extern const OpEntry kIsNegInfEntry;
 // elementwise_activation.cpp
-extern const OpEntry kGeluEntry;
-extern const OpEntry kGeluTanhEntry;
-extern const OpEntry kGeluBackwardEntry;
-extern const OpEntry kGeluTanhBackwardEntry;
-extern const OpEntry kSiluEntry;
-extern const OpEntry kSiluBackwardEntry;
-extern const OpEntry kSigmoidBackwardEntry;
-extern const OpEntry kTanhBackwardEntry;
-extern const OpEntry kThresholdEntry;
+TORCH_TPU_EW_ISA_ENTRY(kGeluEntry)
+TORCH_TPU_EW_ISA_ENTRY(kGeluTanhEntry)
+TORCH_TPU_EW_ISA_ENTRY(kGeluBackwardEntry)
+TORCH_TPU_EW_ISA_ENTRY(kGeluTanhBackwardEntry)
+TORCH_TPU_EW_ISA_ENTRY(kSiluEntry)
+TORCH_TPU_EW_ISA_ENTRY(kSiluBackwardEntry)
+TORCH_TPU_EW_ISA_ENTRY(kSigmoidBackwardEntry)
+TORCH_TPU_EW_ISA_ENTRY(kTanhBackwardEntry)
+TORCH_TPU_EW_ISA_ENTRY(kThresholdEntry)
 
 // --- binary and ternary elementwise ---
 // elementwise_divmod.cpp
@@ -142,10 +148,10 @@ extern const OpEntry kLogicalOrEntry;
 extern const OpEntry kLogicalXorEntry;
 extern const OpEntry kLogicalNotEntry;
 // elementwise_pow.cpp
-extern const OpEntry kPowEntry;
-extern const OpEntry kPowScalarEntry;
-extern const OpEntry kAtan2Entry;
-extern const OpEntry kHypotEntry;
+TORCH_TPU_EW_ISA_ENTRY(kPowEntry)
+TORCH_TPU_EW_ISA_ENTRY(kPowScalarEntry)
+TORCH_TPU_EW_ISA_ENTRY(kAtan2Entry)
+TORCH_TPU_EW_ISA_ENTRY(kHypotEntry)
 // elementwise_pointwise.cpp
 extern const OpEntry kLerpScalarEntry;
 extern const OpEntry kLerpTensorEntry;

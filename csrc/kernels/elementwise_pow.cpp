@@ -8,8 +8,10 @@
 #include "elementwise_binary_math.h"
 #include "elementwise_loops.h"
 #include "elementwise_ops.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels::ew {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 template <typename C>
@@ -151,10 +153,11 @@ struct Atan2HypotOp : OpTraits {
 };
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-constinit const OpEntry kPowEntry = make_entry<PowOp>();
-constinit const OpEntry kPowScalarEntry = make_entry<PowScalarOp>();
-constinit const OpEntry kAtan2Entry = make_entry<Atan2HypotOp<ElementwiseOp::kAtan2, true>>();
-constinit const OpEntry kHypotEntry = make_entry<Atan2HypotOp<ElementwiseOp::kHypot, false>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kPowEntry) = make_entry<PowOp>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kPowScalarEntry) = make_entry<PowScalarOp>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAtan2Entry) = make_entry<Atan2HypotOp<ElementwiseOp::kAtan2, true>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kHypotEntry) = make_entry<Atan2HypotOp<ElementwiseOp::kHypot, false>>();
 
 }  // namespace torch_tpu::kernels::ew

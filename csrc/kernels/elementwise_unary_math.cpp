@@ -13,9 +13,11 @@
 #include <cmath>
 
 #include "elementwise_unary.h"
+#include "isa.h"
 #include "vec_math.h"
 
 namespace torch_tpu::kernels::ew {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 #define TPU_UNARY_IMPL(Name, OP, NAME, FLOAT_EXPR, DOUBLE_EXPR)    \
@@ -57,30 +59,31 @@ TPU_UNARY_IMPL(AtanhImpl, kAtanh, "atanh", std::atanh(x), std::atanh(x))
 #undef TPU_UNARY_IMPL
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-constinit const OpEntry kExpEntry = make_entry<FloatUnaryOp<ExpImpl>>();
-constinit const OpEntry kExp2Entry = make_entry<FloatUnaryOp<Exp2Impl>>();
-constinit const OpEntry kExpm1Entry = make_entry<FloatUnaryOp<Expm1Impl>>();
-constinit const OpEntry kLogEntry = make_entry<FloatUnaryOp<LogImpl>>();
-constinit const OpEntry kLog1pEntry = make_entry<FloatUnaryOp<Log1pImpl>>();
-constinit const OpEntry kLog2Entry = make_entry<FloatUnaryOp<Log2Impl>>();
-constinit const OpEntry kLog10Entry = make_entry<FloatUnaryOp<Log10Impl>>();
-constinit const OpEntry kSqrtEntry = make_entry<FloatUnaryOp<SqrtImpl>>();
-constinit const OpEntry kRsqrtEntry = make_entry<FloatUnaryOp<RsqrtImpl>>();
-constinit const OpEntry kSinEntry = make_entry<FloatUnaryOp<SinImpl>>();
-constinit const OpEntry kCosEntry = make_entry<FloatUnaryOp<CosImpl>>();
-constinit const OpEntry kTanEntry = make_entry<FloatUnaryOp<TanImpl>>();
-constinit const OpEntry kTanhEntry = make_entry<FloatUnaryOp<TanhImpl>>();
-constinit const OpEntry kSigmoidEntry = make_entry<FloatUnaryOp<SigmoidImpl>>();
-constinit const OpEntry kErfEntry = make_entry<FloatUnaryOp<ErfImpl>>();
-constinit const OpEntry kReciprocalEntry = make_entry<FloatUnaryOp<ReciprocalImpl>>();
-constinit const OpEntry kSinhEntry = make_entry<FloatUnaryOp<SinhImpl>>();
-constinit const OpEntry kCoshEntry = make_entry<FloatUnaryOp<CoshImpl>>();
-constinit const OpEntry kAsinEntry = make_entry<FloatUnaryOp<AsinImpl>>();
-constinit const OpEntry kAcosEntry = make_entry<FloatUnaryOp<AcosImpl>>();
-constinit const OpEntry kAtanEntry = make_entry<FloatUnaryOp<AtanImpl>>();
-constinit const OpEntry kAsinhEntry = make_entry<FloatUnaryOp<AsinhImpl>>();
-constinit const OpEntry kAcoshEntry = make_entry<FloatUnaryOp<AcoshImpl>>();
-constinit const OpEntry kAtanhEntry = make_entry<FloatUnaryOp<AtanhImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kExpEntry) = make_entry<FloatUnaryOp<ExpImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kExp2Entry) = make_entry<FloatUnaryOp<Exp2Impl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kExpm1Entry) = make_entry<FloatUnaryOp<Expm1Impl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kLogEntry) = make_entry<FloatUnaryOp<LogImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kLog1pEntry) = make_entry<FloatUnaryOp<Log1pImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kLog2Entry) = make_entry<FloatUnaryOp<Log2Impl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kLog10Entry) = make_entry<FloatUnaryOp<Log10Impl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSqrtEntry) = make_entry<FloatUnaryOp<SqrtImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kRsqrtEntry) = make_entry<FloatUnaryOp<RsqrtImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSinEntry) = make_entry<FloatUnaryOp<SinImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kCosEntry) = make_entry<FloatUnaryOp<CosImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kTanEntry) = make_entry<FloatUnaryOp<TanImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kTanhEntry) = make_entry<FloatUnaryOp<TanhImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSigmoidEntry) = make_entry<FloatUnaryOp<SigmoidImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kErfEntry) = make_entry<FloatUnaryOp<ErfImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kReciprocalEntry) = make_entry<FloatUnaryOp<ReciprocalImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSinhEntry) = make_entry<FloatUnaryOp<SinhImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kCoshEntry) = make_entry<FloatUnaryOp<CoshImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAsinEntry) = make_entry<FloatUnaryOp<AsinImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAcosEntry) = make_entry<FloatUnaryOp<AcosImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAtanEntry) = make_entry<FloatUnaryOp<AtanImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAsinhEntry) = make_entry<FloatUnaryOp<AsinhImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAcoshEntry) = make_entry<FloatUnaryOp<AcoshImpl>>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kAtanhEntry) = make_entry<FloatUnaryOp<AtanhImpl>>();
 
 }  // namespace torch_tpu::kernels::ew

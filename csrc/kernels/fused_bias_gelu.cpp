@@ -13,8 +13,10 @@
 #include "nn_rows.h"
 #include "runtime/runtime.h"
 #include "vec_math.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 constexpr double kSqrt1_2 = 0.707106781186547524401;
@@ -69,8 +71,9 @@ void bias_gelu_typed(const BiasGeluDesc& d) {
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void bias_gelu(const BiasGeluDesc& d) {
+void TORCH_TPU_ISA_ENTRY(bias_gelu)(const BiasGeluDesc& d) {
   if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument("bias_gelu: unsupported dtype");
   if (d.rows * d.n == 0) return;
   if (nn::computes_in_double(d.dtype)) {

@@ -15,8 +15,10 @@
 #include "fused.h"
 #include "nn_rows.h"
 #include "runtime/runtime.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 template <typename C>
@@ -94,8 +96,9 @@ void check_dtype(DType t, const char* name) {
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void rms_norm_forward(const RmsNormDesc& d) {
+void TORCH_TPU_ISA_ENTRY(rms_norm_forward)(const RmsNormDesc& d) {
   check_dtype(d.dtype, "rms_norm");
   if (d.rows * d.n == 0) return;
   if (nn::computes_in_double(d.dtype)) {
@@ -105,7 +108,7 @@ void rms_norm_forward(const RmsNormDesc& d) {
   }
 }
 
-void rms_norm_backward(const RmsNormBackwardDesc& d) {
+void TORCH_TPU_ISA_ENTRY(rms_norm_backward)(const RmsNormBackwardDesc& d) {
   check_dtype(d.dtype, "rms_norm_backward");
   if (d.n == 0) return;
   if (d.rows == 0) {  // no rows: dweight is a sum over nothing

@@ -30,6 +30,7 @@
 #include "runtime/runtime.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace gemm_detail {
 namespace {
 
@@ -59,8 +60,8 @@ struct Config {
   }
 };
 
-using F32Micro = GenericMicro<float, 6, 4>;     // 6 x 64
-using F64Micro = GenericMicro<double, 6, 4>;    // 6 x 32
+using F32Micro = GenericMicro<float, 6, kFloatNV>;   // 6 x 64 (avx512), 6 x 16 (avx2)
+using F64Micro = GenericMicro<double, 6, kFloatNV>;  // 6 x 32 (avx512), 6 x 8 (avx2)
 
 template <typename U>
 using IntMicro = GenericMicro<U, 6, 2>;
@@ -359,40 +360,8 @@ GemmDesc oriented(const GemmDesc& d) {
 }
 
 }  // namespace
-}  // namespace gemm_detail
 
-bool gemm_supports(DType t) {
-  switch (t) {
-    case DType::kFloat16: case DType::kBFloat16: case DType::kFloat32: case DType::kFloat64:
-    case DType::kUInt8: case DType::kInt8: case DType::kInt16: case DType::kInt32:
-    case DType::kInt64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-const char* gemm_kernel_name(DType t) {
-  switch (t) {
-    case DType::kBFloat16:
-#ifdef TORCH_TPU_GEMM_AVX512_BF16
-      return "avx512-bf16-dot";
-#else
-      return "float-converted";
-#endif
-    case DType::kFloat16:
-      return "float-converted";
-    default:
-#ifdef __AVX512F__
-      return "avx512-vector";
-#else
-      return "generic-vector";
-#endif
-  }
-}
-
-void gemm(const GemmDesc& desc) {
-  using namespace gemm_detail;
+void run(const GemmDesc& desc) {
   if (desc.m < 0 || desc.n < 0 || desc.k < 0 || desc.batch < 0) {
     throw std::invalid_argument("gemm: negative size");
   }
@@ -416,5 +385,31 @@ void gemm(const GemmDesc& desc) {
       throw std::invalid_argument(std::string("gemm: unsupported dtype ") + dtype_name(d.dtype));
   }
 }
+
+const char* kernel_name(DType t) {
+  switch (t) {
+    case DType::kBFloat16:
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+      return "avx512-bf16-dot";
+#else
+      return "float-converted";
+#endif
+    case DType::kFloat16:
+      return "float-converted";
+    default:
+#ifdef __AVX512F__
+      return "avx512-vector";
+#else
+      return "avx2-vector";
+#endif
+  }
+}
+
+}  // namespace gemm_detail
+}  // namespace TORCH_TPU_ISA
+
+// This variant's entries (see gemm_dispatch.cpp).
+void TORCH_TPU_ISA_ENTRY(gemm)(const GemmDesc& d) { gemm_detail::run(d); }
+const char* TORCH_TPU_ISA_ENTRY(gemm_kernel_name)(DType t) { return gemm_detail::kernel_name(t); }
 
 }  // namespace torch_tpu::kernels

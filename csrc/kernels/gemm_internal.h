@@ -4,7 +4,9 @@
 #include "gemm.h"
 #include "half.h"
 
-namespace torch_tpu::kernels::gemm_detail {
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace gemm_detail {
 
 // gemm for m == 1 or n == 1 (matrix-vector products and dot products):
 // memory bound, so no packing; split over rows and, for long reductions with
@@ -12,4 +14,6 @@ namespace torch_tpu::kernels::gemm_detail {
 // the core count).
 void gemv_for_gemm(const GemmDesc& d);
 
-}  // namespace torch_tpu::kernels::gemm_detail
+}  // namespace gemm_detail
+}  // namespace TORCH_TPU_ISA
+}  // namespace torch_tpu::kernels

@@ -10,9 +10,9 @@
 // row-major or p-major). acc is row-major with leading dimension ldacc, 64-byte
 // aligned rows. `first` starts from zero instead of loading acc.
 //
-// The generic kernel is written with GCC vector extensions: with -march=native
-// on an AVX-512 machine each row update is a broadcast-from-memory
-// vfmadd231ps/pd (check with objdump). The bfloat16 kernel uses vdpbf16ps,
+// The generic kernel is written with GCC vector extensions: in the avx512
+// variant each row update is a broadcast-from-memory vfmadd231ps/pd (check
+// with objdump). The bfloat16 kernel uses vdpbf16ps,
 // which multiplies pairs of bfloat16 (adjacent k) and adds both products into
 // float lanes: its "p" runs over k pairs, and A and B hold (k, k+1) pairs.
 #pragma once
@@ -20,17 +20,32 @@
 #include <cstdint>
 #include <cstring>
 
+#include "isa.h"
+
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
 #include <immintrin.h>
 #define TORCH_TPU_GEMM_AVX512_BF16 1
 #endif
 
-namespace torch_tpu::kernels::gemm_detail {
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace gemm_detail {
+
+// Vector registers of this ISA variant (isa.h): 32 zmm with AVX-512, 16 ymm
+// with AVX2. The tiles below keep MR x NV accumulators plus NV B vectors
+// and one broadcast A value in registers.
+#if defined(__AVX512F__)
+inline constexpr int kVecBytes = 64;
+inline constexpr int kFloatNV = 4;  // 6 x 4 zmm accumulators: a 6 x 64 float tile
+#else
+inline constexpr int kVecBytes = 32;
+inline constexpr int kFloatNV = 2;  // 6 x 2 ymm accumulators: a 6 x 16 float tile
+#endif
 
 template <typename T, int MR, int NV>
 struct GenericMicro {
-  typedef T V __attribute__((vector_size(64)));
-  static constexpr int kWidth = 64 / static_cast<int>(sizeof(T));
+  typedef T V __attribute__((vector_size(kVecBytes)));
+  static constexpr int kWidth = kVecBytes / static_cast<int>(sizeof(T));
   static constexpr int kMR = MR;
   static constexpr int kNR = NV * kWidth;
 
@@ -113,4 +128,6 @@ struct Bf16DotMicro {
 };
 #endif
 
-}  // namespace torch_tpu::kernels::gemm_detail
+}  // namespace gemm_detail
+}  // namespace TORCH_TPU_ISA
+}  // namespace torch_tpu::kernels

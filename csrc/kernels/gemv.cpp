@@ -26,7 +26,9 @@
 #include "half.h"
 #include "runtime/runtime.h"
 
-namespace torch_tpu::kernels::gemm_detail {
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace gemm_detail {
 namespace {
 
 constexpr int64_t kRowBlock = 64;
@@ -225,4 +227,6 @@ void gemv_for_gemm(const GemmDesc& d) {
   }
 }
 
-}  // namespace torch_tpu::kernels::gemm_detail
+}  // namespace gemm_detail
+}  // namespace TORCH_TPU_ISA
+}  // namespace torch_tpu::kernels

@@ -13,12 +13,15 @@
 #include <bit>
 #include <cstdint>
 
+#include "isa.h"
+
 #if defined(__F16C__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define TORCH_TPU_HAVE_F16C 1
 #endif
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 
 struct Half {
   uint16_t bits;
@@ -145,4 +148,5 @@ inline T narrow_from(Acc x) {
   }
 }
 
+}  // namespace TORCH_TPU_ISA
 }  // namespace torch_tpu::kernels

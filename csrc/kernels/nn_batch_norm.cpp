@@ -21,8 +21,10 @@
 #include "nn.h"
 #include "nn_rows.h"
 #include "runtime/runtime.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 template <typename C>
@@ -119,8 +121,9 @@ void backward_typed(const BatchNormBackwardDesc& d) {
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void batch_norm_forward(const BatchNormDesc& d) {
+void TORCH_TPU_ISA_ENTRY(batch_norm_forward)(const BatchNormDesc& d) {
   if (!nn::is_nn_float(d.x_dtype)) throw std::invalid_argument("batch_norm: unsupported dtype");
   if (nn::computes_in_double(d.x_dtype)) {
     forward_typed<double>(d);
@@ -129,7 +132,7 @@ void batch_norm_forward(const BatchNormDesc& d) {
   }
 }
 
-void batch_norm_backward(const BatchNormBackwardDesc& d) {
+void TORCH_TPU_ISA_ENTRY(batch_norm_backward)(const BatchNormBackwardDesc& d) {
   if (!nn::is_nn_float(d.x_dtype)) throw std::invalid_argument("batch_norm_backward: unsupported dtype");
   if (nn::computes_in_double(d.x_dtype)) {
     backward_typed<double>(d);

@@ -18,8 +18,10 @@
 #include "nn.h"
 #include "nn_rows.h"
 #include "runtime/runtime.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 // gamma / beta widened once (1 / 0 when absent).
@@ -168,8 +170,9 @@ void check(DType x, DType p, DType s, const char* what) {
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void layer_norm_forward(const LayerNormDesc& d) {
+void TORCH_TPU_ISA_ENTRY(layer_norm_forward)(const LayerNormDesc& d) {
   check(d.x_dtype, d.param_dtype, d.stat_dtype, "layer_norm");
   if (d.M == 0) return;
   if (nn::computes_in_double(d.x_dtype)) {
@@ -179,7 +182,7 @@ void layer_norm_forward(const LayerNormDesc& d) {
   }
 }
 
-void layer_norm_backward(const LayerNormBackwardDesc& d) {
+void TORCH_TPU_ISA_ENTRY(layer_norm_backward)(const LayerNormBackwardDesc& d) {
   check(d.x_dtype, d.param_dtype, d.stat_dtype, "layer_norm_backward");
   if (d.M == 0) return;
   if (nn::computes_in_double(d.x_dtype)) {

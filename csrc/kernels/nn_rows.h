@@ -21,7 +21,11 @@
 #include "vec_math.h"
 #include "tensor_desc.h"
 
-namespace torch_tpu::kernels::nn {
+#include "isa.h"
+
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace nn {
 
 constexpr int kLanes = 16;
 
@@ -219,4 +223,6 @@ inline C exp_c(C x) {
   }
 }
 
-}  // namespace torch_tpu::kernels::nn
+}  // namespace nn
+}  // namespace TORCH_TPU_ISA
+}  // namespace torch_tpu::kernels

@@ -15,8 +15,10 @@
 #include "nn.h"
 #include "nn_rows.h"
 #include "runtime/runtime.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 using nn::kLanes;
@@ -205,8 +207,9 @@ void check_dtypes(DType a, DType b, const char* what) {
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void softmax_forward(const SoftmaxDesc& d) {
+void TORCH_TPU_ISA_ENTRY(softmax_forward)(const SoftmaxDesc& d) {
   check_dtypes(d.input_dtype, d.output_dtype, "softmax");
   if (d.outer * d.dim * d.inner == 0) return;
   if (nn::computes_in_double(d.input_dtype)) {
@@ -216,7 +219,7 @@ void softmax_forward(const SoftmaxDesc& d) {
   }
 }
 
-void softmax_backward(const SoftmaxBackwardDesc& d) {
+void TORCH_TPU_ISA_ENTRY(softmax_backward)(const SoftmaxBackwardDesc& d) {
   check_dtypes(d.grad_dtype, d.grad_input_dtype, "softmax_backward");
   if (d.outer * d.dim * d.inner == 0) return;
   if (nn::computes_in_double(d.grad_dtype)) {

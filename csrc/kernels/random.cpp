@@ -18,8 +18,10 @@
 #include "loops.h"
 #include "runtime/runtime.h"
 #include "vec_math.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
@@ -267,12 +269,13 @@ void check_layout(const TensorDesc& t, const char* what) {
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void philox_block(uint64_t seed, uint64_t block, uint32_t out[4]) {
+void TORCH_TPU_ISA_ENTRY(philox_block)(uint64_t seed, uint64_t block, uint32_t out[4]) {
   philox(static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), block, out);
 }
 
-void random_fill(const RandomDesc& d) {
+void TORCH_TPU_ISA_ENTRY(random_fill)(const RandomDesc& d) {
   check_layout(d.out, "random");
   if (d.out.numel() == 0) return;
   visit_dtype(d.out.dtype, [&](auto tag) {
@@ -285,7 +288,7 @@ void random_fill(const RandomDesc& d) {
   });
 }
 
-void bernoulli_tensor(const TensorDesc& out, const TensorDesc& p, PhiloxState state) {
+void TORCH_TPU_ISA_ENTRY(bernoulli_tensor)(const TensorDesc& out, const TensorDesc& p, PhiloxState state) {
   check_layout(out, "bernoulli");
   if (out.numel() == 0) return;
   TensorDesc o = out, q = p;
@@ -320,7 +323,7 @@ void bernoulli_tensor(const TensorDesc& out, const TensorDesc& p, PhiloxState st
   });
 }
 
-void dropout_forward(const DropoutDesc& d) {
+void TORCH_TPU_ISA_ENTRY(dropout_forward)(const DropoutDesc& d) {
   if (d.n == 0) return;
   const Stream rng(d.rng);
   visit_dtype(d.dtype, [&](auto tag) {
@@ -349,7 +352,7 @@ void dropout_forward(const DropoutDesc& d) {
   });
 }
 
-void randperm(void* out, DType dtype, int64_t n, PhiloxState state) {
+void TORCH_TPU_ISA_ENTRY(randperm)(void* out, DType dtype, int64_t n, PhiloxState state) {
   if (n == 0) return;
   // Fisher-Yates from the top; step i uses block i. Sequential, so the
   // result is independent of the core count by construction.
@@ -373,7 +376,7 @@ void randperm(void* out, DType dtype, int64_t n, PhiloxState state) {
   });
 }
 
-void multinomial(const MultinomialDesc& d) {
+void TORCH_TPU_ISA_ENTRY(multinomial)(const MultinomialDesc& d) {
   const int64_t C = d.categories;
   const int64_t per_row = C + d.samples;  // blocks per row: one per category, one per sample
   const Stream rng(d.rng);

@@ -16,8 +16,10 @@
 #include "nn_rows.h"
 #include "runtime/runtime.h"
 #include "sort.h"
+#include "isa.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 template <typename K>
@@ -116,11 +118,11 @@ void topk_typed(const T* src, T* values, int64_t* indices, int64_t rows, int64_t
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-bool sort_supports(DType t) { return t != DType::kComplex64 && t != DType::kComplex128; }
-
-void sort_rows(DType t, void* values, int64_t* indices, int64_t rows, int64_t n, bool descending,
-               bool stable) {
+// This variant's entries (isa_dispatch.cpp picks one).
+void TORCH_TPU_ISA_ENTRY(sort_rows)(DType t, void* values, int64_t* indices, int64_t rows,
+                                    int64_t n, bool descending, bool stable) {
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_complex_v<T>) {
@@ -131,8 +133,8 @@ void sort_rows(DType t, void* values, int64_t* indices, int64_t rows, int64_t n,
   });
 }
 
-void topk_rows(DType t, const void* src, void* values, int64_t* indices, int64_t rows, int64_t n, int64_t k,
-               bool largest, bool sorted) {
+void TORCH_TPU_ISA_ENTRY(topk_rows)(DType t, const void* src, void* values, int64_t* indices,
+                                    int64_t rows, int64_t n, int64_t k, bool largest, bool sorted) {
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_complex_v<T>) {

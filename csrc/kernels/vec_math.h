@@ -27,7 +27,11 @@
 #include <cstdint>
 #include <limits>
 
-namespace torch_tpu::kernels::vmath {
+#include "isa.h"
+
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace vmath {
 
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -228,4 +232,6 @@ __attribute__((always_inline)) inline float erf_f(float x) {
   return x != x ? x : y;
 }
 
-}  // namespace torch_tpu::kernels::vmath
+}  // namespace vmath
+}  // namespace TORCH_TPU_ISA
+}  // namespace torch_tpu::kernels

@@ -6,6 +6,7 @@
 #include <torch/csrc/Generator.h>
 
 #include <chrono>
+#include <utility>
 
 #include "aten/backend.h"
 #include "aten/caching_allocator.h"
@@ -15,6 +16,7 @@
 #include "aten/runtime_check.h"
 #include "aten/telemetry.h"
 #include "aten/tpu_stream.h"
+#include "kernels/gemm.h"
 #include "runtime/runtime.h"
 
 namespace py = pybind11;
@@ -31,6 +33,34 @@ py::dict device_properties(int index) {
   d["index"] = p.index;
   d["total_memory"] = p.total_memory;
   d["core_count"] = p.core_count;
+  d["cpu_capability"] = runtime::cpu_isa_name(runtime::cpu_isa());
+  return d;
+}
+
+// Which kernel variants run (csrc/kernels/isa.h): the selected ISA, the best
+// this CPU has, its features, and the GEMM micro-kernel per dtype.
+py::dict cpu_capability() {
+  py::dict d;
+  d["selected"] = runtime::cpu_isa_name(runtime::cpu_isa());
+  d["best"] = runtime::cpu_isa_name(runtime::best_cpu_isa());
+  const runtime::CpuFeatures& f = runtime::cpu_features();
+  py::dict feats;
+  const std::pair<const char*, bool> flags[] = {
+      {"avx2", f.avx2},           {"fma", f.fma},
+      {"f16c", f.f16c},           {"bmi2", f.bmi2},
+      {"avx512f", f.avx512f},     {"avx512bw", f.avx512bw},
+      {"avx512dq", f.avx512dq},   {"avx512vl", f.avx512vl},
+      {"avx512cd", f.avx512cd},   {"avx512_bf16", f.avx512_bf16},
+      {"avx512_vnni", f.avx512_vnni}, {"amx_tile", f.amx_tile},
+      {"amx_bf16", f.amx_bf16}};
+  for (const auto& [name, on] : flags) feats[name] = on;
+  d["features"] = feats;
+  py::dict gemm;
+  for (auto t : {kernels::DType::kFloat32, kernels::DType::kFloat64, kernels::DType::kFloat16,
+                 kernels::DType::kBFloat16, kernels::DType::kInt64}) {
+    gemm[kernels::dtype_name(t)] = kernels::gemm_kernel_name(t);
+  }
+  d["gemm"] = gemm;
   return d;
 }
 
@@ -121,9 +151,14 @@ std::pair<double, double> time_empty_launches(int64_t n) {
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torch_tpu native extension (registers the 'tpu' PrivateUse1 backend)";
+  // Before any kernel can run: a CPU without the baseline ISA, or a bad
+  // TORCH_TPU_CPU_CAPABILITY, is an import error that says why.
+  const std::string isa_error = runtime::cpu_isa_check();
+  if (!isa_error.empty()) throw py::import_error(isa_error);
   aten::register_backend();
 
   m.attr("_torch_version") = TORCH_TPU_TORCH_VERSION;
+  m.def("_cpu_capability", &cpu_capability);
   m.def("_device_count", [] { return static_cast<int>(aten::device_count()); });
   m.def("_current_device", [] { return static_cast<int>(aten::current_device()); });
   m.def("_set_device", [](int i) { aten::set_device(static_cast<c10::DeviceIndex>(i)); });

@@ -62,6 +62,33 @@ Status get_device_properties(int device, DeviceProperties* out);
 // Waits for all work on all streams of `device`.
 Status device_synchronize(int device);
 
+// ------------------------------------------------------- instruction sets --
+// The device's "compute capability": which instruction set its kernels use.
+// The kernel library is built for a baseline (x86-64-v3: AVX2, FMA, F16C)
+// and, for the kernels that profit, also for AVX-512 and AVX-512 BF16; the
+// variant is chosen once per process from the host CPU (CPUID + XGETBV, so
+// an OS that does not save the AVX-512 state counts as no AVX-512).
+enum class CpuIsa : int { kAvx2 = 0, kAvx512 = 1, kAvx512Bf16 = 2 };
+
+struct CpuFeatures {
+  bool avx2 = false, fma = false, f16c = false, bmi2 = false;
+  bool avx512f = false, avx512bw = false, avx512dq = false, avx512vl = false, avx512cd = false;
+  bool avx512_bf16 = false, avx512_vnni = false;
+  bool amx_tile = false, amx_bf16 = false;  // reported; no kernel uses AMX yet
+};
+const CpuFeatures& cpu_features();
+// The best ISA this CPU runs (kAvx2 also when it lacks AVX2: see cpu_isa_check).
+CpuIsa best_cpu_isa();
+// The ISA the kernels use: best_cpu_isa(), or a lower one named by env
+// TORCH_TPU_CPU_CAPABILITY ("avx2", "avx512", "avx512_bf16"; like ATen's
+// ATEN_CPU_CAPABILITY), read once.
+CpuIsa cpu_isa();
+const char* cpu_isa_name(CpuIsa isa);
+// "" if the kernels can run here; else why not (no AVX2/FMA/F16C, or an
+// unknown or unsupported TORCH_TPU_CPU_CAPABILITY). The extension checks it
+// at import and refuses to load with this message.
+std::string cpu_isa_check();
+
 // ----------------------------------------------------------------- memory --
 // Device allocations are page aligned and come from the device's arena and
 // budget. malloc(…, 0, &p) sets p = nullptr and succeeds.

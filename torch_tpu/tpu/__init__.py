@@ -11,6 +11,7 @@ from .device import (
     _device_index,
     _is_in_bad_fork,
     _lazy_init,
+    cpu_capability,
     current_device,
     device,
     device_count,
@@ -65,7 +66,7 @@ def get_amp_supported_dtype() -> List[torch.dtype]:
 
 
 __all__ = [
-    "Event", "Stream", "StreamContext", "current_device", "current_stream", "default_generators",
+    "Event", "Stream", "StreamContext", "cpu_capability", "current_device", "current_stream", "default_generators",
     "default_stream", "device", "device_count", "device_of", "empty_cache",
     "get_amp_supported_dtype", "get_device_name", "get_device_properties", "get_rng_state",
     "get_rng_state_all", "init", "initial_seed", "is_available", "is_initialized",

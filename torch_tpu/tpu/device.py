@@ -98,6 +98,9 @@ class _DeviceProperties:
     index: int
     total_memory: int
     core_count: int
+    # The instruction set the device kernels use: "avx2", "avx512" or
+    # "avx512_bf16" (see cpu_capability()).
+    cpu_capability: str
 
     @property
     def multi_processor_count(self) -> int:  # the name torch.cuda users look for
@@ -106,11 +109,19 @@ class _DeviceProperties:
     def __repr__(self) -> str:
         return (f"_TpuDeviceProperties(name='{self.name}', index={self.index}, "
                 f"total_memory={self.total_memory // (1024 * 1024)}MB, "
-                f"core_count={self.core_count})")
+                f"core_count={self.core_count}, cpu_capability='{self.cpu_capability}')")
 
 
 def get_device_properties(device: _DeviceLike = None) -> _DeviceProperties:
     return _DeviceProperties(**_C._get_device_properties(_device_index(device)))
+
+
+def cpu_capability() -> dict:
+    """Which kernel variants run: {"selected": ISA in use, "best": the best this
+    CPU has, "features": CPUID flags, "gemm": micro-kernel per dtype}. The
+    kernels are built for avx2 (x86-64-v3) and, where it pays, avx512 and
+    avx512_bf16; env TORCH_TPU_CPU_CAPABILITY picks a lower one (read at import)."""
+    return _C._cpu_capability()
 
 
 def get_device_name(device: _DeviceLike = None) -> str:

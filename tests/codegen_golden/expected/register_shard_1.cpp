@@ -14,7 +14,9 @@
 #include "generated/aten_ops.h"
 #include "aten/stub_kernels.h"
 #include <ATen/native/BinaryOps.h>
+#include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/ops/add_native.h>
+#include <ATen/ops/gather_native.h>
 
 namespace torch_tpu::aten {
 namespace {
@@ -22,10 +24,8 @@ namespace {
 at::Tensor tpu_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   static auto& calls = telemetry::op_counter("aten::add.Tensor");
   calls.count(telemetry::Route::kStub);
-  constexpr uint64_t kDtypes = dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double);
-  constexpr const char* kDeclared = "int64, float16, bfloat16, float32, float64";
-  check_dtype("add.Tensor", kDtypes, kDeclared, self);
-  check_dtype("add.Tensor", kDtypes, kDeclared, other);
+  check_dtype("add.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
+  check_dtype("add.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::native::structured_ufunc_add_CPU, 1> op;
   op.meta(self, other, alpha);
@@ -36,10 +36,8 @@ at::Tensor tpu_add_Tensor(const at::Tensor & self, const at::Tensor & other, con
 at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::add.out");
   calls.count(telemetry::Route::kStub);
-  constexpr uint64_t kDtypes = dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double);
-  constexpr const char* kDeclared = "int64, float16, bfloat16, float32, float64";
-  check_dtype("add.out", kDtypes, kDeclared, self);
-  check_dtype("add.out", kDtypes, kDeclared, other);
+  check_dtype("add.out", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
+  check_dtype("add.out", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::native::structured_ufunc_add_CPU, 1> op(out);
   op.meta(self, other, alpha);
@@ -51,16 +49,44 @@ at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, cons
 at::Tensor & tpu_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   static auto& calls = telemetry::op_counter("aten::add_.Tensor");
   calls.count(telemetry::Route::kStub);
-  constexpr uint64_t kDtypes = dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double);
-  constexpr const char* kDeclared = "int64, float16, bfloat16, float32, float64";
-  check_dtype("add_.Tensor", kDtypes, kDeclared, self);
-  check_dtype("add_.Tensor", kDtypes, kDeclared, other);
+  check_dtype("add_.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
+  check_dtype("add_.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Inplace<at::native::structured_ufunc_add_CPU> op(self);
   op.meta(self, other, alpha);
   op.impl(self, other, alpha, op.output(0));
   op.finish();
   return self;
+}
+
+at::Tensor tpu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  static auto& calls = telemetry::op_counter("aten::gather");
+  calls.count(telemetry::Route::kStub);
+  check_dtype("gather", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_gather", "self");
+  c10::impl::check_and_update_common_device(common_device, index, "tpu_gather", "index");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::native::structured_gather_out, 1> op;
+  op.meta(self, dim, index, sparse_grad);
+  op.impl(self, dim, index, sparse_grad, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::gather.out");
+  calls.count(telemetry::Route::kStub);
+  check_dtype("gather.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_gather_out", "self");
+  c10::impl::check_and_update_common_device(common_device, index, "tpu_gather_out", "index");
+  c10::impl::check_and_update_common_device(common_device, out, "tpu_gather_out", "out");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::native::structured_gather_out, 1> op(out);
+  op.meta(self, dim, index, sparse_grad);
+  op.impl(self, dim, index, sparse_grad, op.output(0));
+  op.finish();
+  return out;
 }
 
 }  // namespace
@@ -71,6 +97,10 @@ void register_shard_1(torch::Library& lib) {
   register_kernel(lib, "add.out", torch::CppFunction(TORCH_FN(tpu_add_out)));
   register_kernel(lib, "add_.Tensor", torch::CppFunction(TORCH_FN(tpu_add__Tensor)));
   set_stub_kernel<&torch_tpu::aten::add_kernel>(at::native::add_stub, "add_stub");
+  // gather: route stub (gather_stub -> gather_kernel)
+  register_kernel(lib, "gather", torch::CppFunction(TORCH_FN(tpu_gather)));
+  register_kernel(lib, "gather.out", torch::CppFunction(TORCH_FN(tpu_gather_out)));
+  set_stub_kernel<&torch_tpu::aten::gather_kernel>(at::native::gather_stub, "gather_stub");
 }
 
 }  // namespace torch_tpu::aten
