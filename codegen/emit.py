@@ -17,7 +17,10 @@ from .manifest import Entry
 from .wrappers import Wrapper, wrapper
 
 GENERATED_DIR = os.path.join("csrc", "generated")
-NUM_SHARDS = 4
+# Eight shards: after editing one entry, one shard recompiles (~12 s with
+# the precompiled header instead of ~27 s for a quarter of the wrappers); a
+# clean build pays ~3 s per extra shard.
+NUM_SHARDS = 8
 _TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
 

@@ -43,6 +43,9 @@ TEST_KEYS = {
     "xfail": "known failures: a list of {reason, dtypes (optional), checks (optional)}",
     "atol": "absolute tolerance against CPU: a number, or {dtype: number}",
     "rtol": "relative tolerance against CPU: a number, or {dtype: number}",
+    "float32_reference": "dtypes whose CPU reference is computed from the same inputs in "
+                         "float32 and rounded back, for ops whose low-precision CPU result "
+                         "depends on the CPU model (say why in a comment)",
 }
 XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
               "checks": "only these generated checks: values, meta, out, autocast, "
@@ -87,6 +90,7 @@ class TestHints:
     # A number for every floating dtype, or per dtype ({"float16": 1e-3}).
     atol: Optional[Union[float, Dict[str, float]]] = None
     rtol: Optional[Union[float, Dict[str, float]]] = None
+    float32_reference: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -509,8 +513,12 @@ def _tests(check: _Checker, value) -> TestHints:
     if handwritten:
         _check_handwritten(check, handwritten)
     dtypes = _dtypes(check, value.get("dtypes"))
+    upcast = _dtypes(check, value.get("float32_reference"))
+    if any(d not in ("float16", "bfloat16") for d in upcast):
+        check.fail("'tests.float32_reference' names float16/bfloat16 only, got "
+                   f"{', '.join(upcast)}", "e.g. float32_reference: [float16]", key="tests")
     return TestHints(opinfo=tuple(opinfo), handwritten=handwritten, dtypes=dtypes,
-                     xfail=tuple(xfails), **tol)
+                     xfail=tuple(xfails), float32_reference=upcast, **tol)
 
 
 def _check_handwritten(check: _Checker, path: str) -> None:

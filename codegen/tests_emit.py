@@ -311,6 +311,8 @@ def _entry_view(p: Plan, var: str) -> _EntryView:
         args.append(f"atol={_py(e.tests.atol)}")
     if e.tests.rtol is not None:
         args.append(f"rtol={_py(e.tests.rtol)}")
+    if e.tests.float32_reference:
+        args.append(f"float32_reference={_py(e.tests.float32_reference)}")
     if e.autocast not in ("", "none"):
         args.append(f"autocast={_py(e.autocast)}")
     notes = [f"{k}: {v}" for k, v in sorted(p.gaps.items())]

@@ -52,39 +52,16 @@ BlockIo block_io(DType compute, DType other, bool widen) {
 namespace {
 
 // In ElementwiseOp order.
-// The table, once per ISA variant: ISA(e) is the variant entry of an op
-// compiled per ISA (TORCH_TPU_EW_ISA_ENTRY in elementwise_ops.h).
-#define TORCH_TPU_EW_OP_TABLE(ISA) \
-    &kNegEntry, &kAbsEntry, &kAddEntry, &kSubEntry, &kMulEntry, &kDivEntry, &kConjEntry, \
-    /* unary (elementwise_unary_*.cpp, elementwise_activation.cpp) */ \
-    ISA(kExpEntry), ISA(kExp2Entry), ISA(kExpm1Entry), ISA(kLogEntry), ISA(kLog1pEntry), \
-    ISA(kLog2Entry), ISA(kLog10Entry), ISA(kSqrtEntry), ISA(kRsqrtEntry), ISA(kSinEntry), \
-    ISA(kCosEntry), ISA(kTanEntry), ISA(kTanhEntry), ISA(kSigmoidEntry), ISA(kErfEntry), \
-    ISA(kReciprocalEntry), &kSignEntry, &kFloorEntry, &kCeilEntry, \
-    &kRoundEntry, &kRoundDecimalsEntry, &kTruncEntry, &kFracEntry, \
-    &kIsNanEntry, &kIsPosInfEntry, &kIsNegInfEntry, ISA(kGeluEntry), \
-    ISA(kGeluTanhEntry), ISA(kGeluBackwardEntry), ISA(kGeluTanhBackwardEntry), \
-    ISA(kSiluEntry), ISA(kSiluBackwardEntry), ISA(kSigmoidBackwardEntry), \
-    ISA(kTanhBackwardEntry), ISA(kThresholdEntry), \
-    /* binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp) */ \
-    &kDivTruncEntry, &kDivFloorEntry, &kRemainderEntry, &kFmodEntry, \
-    &kMaximumEntry, &kMinimumEntry, &kFmaxEntry, &kFminEntry, \
-    &kClampEntry, &kClampScalarEntry, &kClampMinScalarEntry, &kClampMaxScalarEntry, \
-    &kWhereEntry, \
-    &kEqEntry, &kNeEntry, &kLtEntry, &kLeEntry, &kGtEntry, &kGeEntry, \
-    &kLogicalAndEntry, &kLogicalOrEntry, &kLogicalXorEntry, &kLogicalNotEntry, \
-    &kBitwiseAndEntry, &kBitwiseOrEntry, &kBitwiseXorEntry, &kBitwiseNotEntry, &kLshiftEntry, &kRshiftEntry, \
-    ISA(kPowEntry), ISA(kPowScalarEntry), ISA(kAtan2Entry), ISA(kHypotEntry), \
-    &kLerpScalarEntry, &kLerpTensorEntry, &kAddcmulEntry, &kAddcdivEntry, \
-    /* more unary math (elementwise_unary_math.cpp) */ \
-    ISA(kSinhEntry), ISA(kCoshEntry), ISA(kAsinEntry), ISA(kAcosEntry), \
-    ISA(kAtanEntry), ISA(kAsinhEntry), ISA(kAcoshEntry), ISA(kAtanhEntry)
-#define AVX2_ENTRY(e) &e##_avx2
-#define AVX512_ENTRY(e) &e##_avx512
-constexpr const OpEntry* kOpsAvx2[] = {TORCH_TPU_EW_OP_TABLE(AVX2_ENTRY)};
-constexpr const OpEntry* kOpsAvx512[] = {TORCH_TPU_EW_OP_TABLE(AVX512_ENTRY)};
-#undef AVX2_ENTRY
-#undef AVX512_ENTRY
+// The op table, once per ISA variant, from TORCH_TPU_ELEMENTWISE_OPS: an op
+// of a file compiled per ISA points at that variant's entry.
+#define TORCH_TPU_EW_AVX2_BASE(name) &k##name##Entry
+#define TORCH_TPU_EW_AVX2_ISA(name) &k##name##Entry_avx2
+#define TORCH_TPU_EW_AVX512_BASE(name) &k##name##Entry
+#define TORCH_TPU_EW_AVX512_ISA(name) &k##name##Entry_avx512
+#define TORCH_TPU_EW_AVX2(name, isa) TORCH_TPU_EW_AVX2_##isa(name),
+#define TORCH_TPU_EW_AVX512(name, isa) TORCH_TPU_EW_AVX512_##isa(name),
+constexpr const OpEntry* kOpsAvx2[] = {TORCH_TPU_ELEMENTWISE_OPS(TORCH_TPU_EW_AVX2)};
+constexpr const OpEntry* kOpsAvx512[] = {TORCH_TPU_ELEMENTWISE_OPS(TORCH_TPU_EW_AVX512)};
 
 static_assert(sizeof(kOpsAvx2) / sizeof(kOpsAvx2[0]) == kNumElementwiseOps);
 static_assert(sizeof(kOpsAvx512) / sizeof(kOpsAvx512[0]) == kNumElementwiseOps);

@@ -24,102 +24,114 @@
 
 namespace torch_tpu::kernels {
 
-// The operations. Keep the numbering dense: it indexes the op table in
-// elementwise.cpp. To add one: an enumerator here, a functor in an
-// elementwise_<family>.cpp, a row in the table (see elementwise_ops.h).
+// Every elementwise op, once, in table order: the list the enum, the count,
+// the entries' declarations (elementwise_ops.h) and the op tables
+// (elementwise.cpp) are made from, like ATen's AT_FORALL_* lists. Append
+// only: an op's number indexes the tables. X(Name, Isa): the enumerator is
+// kName and the entry kNameEntry, defined with make_entry in one
+// elementwise_<family>.cpp; Isa is ISA when that file is compiled per ISA
+// (CMake's TPU_KERNEL_AVX512_SOURCES, see isa.h), else BASE. To add an op: a
+// line here, a functor and its entry line in the family's file.
+#define TORCH_TPU_ELEMENTWISE_OPS(X) \
+  X(Neg, BASE)                /* -a */ \
+  X(Abs, BASE)                /* |a|; complex: (|a|, 0) */ \
+  X(Add, BASE)                /* a + alpha * b   (args: alpha) */ \
+  X(Sub, BASE)                /* a - alpha * b   (args: alpha) */ \
+  X(Mul, BASE)                /* a * b */ \
+  X(Div, BASE)                /* a / b, true division */ \
+  X(Conj, BASE)               /* complex conjugate; other dtypes: a */ \
+  /* --- unary elementwise (elementwise_unary_*.cpp, elementwise_activation.cpp) --- */ \
+  X(Exp, ISA) \
+  X(Exp2, ISA) \
+  X(Expm1, ISA) \
+  X(Log, ISA) \
+  X(Log1p, ISA) \
+  X(Log2, ISA) \
+  X(Log10, ISA) \
+  X(Sqrt, ISA) \
+  X(Rsqrt, ISA) \
+  X(Sin, ISA) \
+  X(Cos, ISA) \
+  X(Tan, ISA) \
+  X(Tanh, ISA) \
+  X(Sigmoid, ISA) \
+  X(Erf, ISA) \
+  X(Reciprocal, ISA) \
+  X(Sign, BASE)               /* -1, 0, 1 (0 for NaN); bool: a */ \
+  X(Floor, BASE) \
+  X(Ceil, BASE) \
+  X(Round, BASE)              /* half to even */ \
+  X(RoundDecimals, BASE)      /* round(a * 10^d) / 10^d, d < 0: round(a / 10^-d) * 10^-d   (args: decimals) */ \
+  X(Trunc, BASE) \
+  X(Frac, BASE)               /* a - trunc(a) */ \
+  X(IsNan, BASE)              /* -> bool */ \
+  X(IsPosInf, BASE)           /* -> bool */ \
+  X(IsNegInf, BASE)           /* -> bool */ \
+  X(Gelu, ISA)                /* a * Phi(a) */ \
+  X(GeluTanh, ISA)            /* gelu, tanh approximation */ \
+  X(GeluBackward, ISA)        /* (grad, a) */ \
+  X(GeluTanhBackward, ISA)    /* (grad, a) */ \
+  X(Silu, ISA) \
+  X(SiluBackward, ISA)        /* (grad, a) */ \
+  X(SigmoidBackward, ISA)     /* (grad, y): grad * (1 - y) * y */ \
+  X(TanhBackward, ISA)        /* (grad, y): grad * (1 - y * y) */ \
+  X(Threshold, ISA)           /* (a, other): a <= threshold ? value : other   (args: threshold, value) */ \
+  /* --- binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp) --- */ \
+  X(DivTrunc, BASE)           /* a / b rounded toward zero */ \
+  X(DivFloor, BASE)           /* a / b rounded down (Python's //) */ \
+  X(Remainder, BASE)          /* a - b * floor(a / b) (sign of b) */ \
+  X(Fmod, BASE)               /* C's fmod (sign of a) */ \
+  X(Maximum, BASE)            /* NaN-propagating max */ \
+  X(Minimum, BASE)            /* NaN-propagating min */ \
+  X(Fmax, BASE)               /* max ignoring one NaN */ \
+  X(Fmin, BASE)               /* min ignoring one NaN */ \
+  X(Clamp, BASE)              /* min(max(x, lo), hi), tensors */ \
+  X(ClampScalar, BASE)        /* clamp(x, lo, hi)   (args: lo, hi) */ \
+  X(ClampMinScalar, BASE)     /* max(x, lo)         (args: lo) */ \
+  X(ClampMaxScalar, BASE)     /* min(x, hi)         (args: hi) */ \
+  X(Where, BASE)              /* cond ? a : b */ \
+  X(Eq, BASE)                 /* a == b -> bool (also ne, lt, le, gt, ge) */ \
+  X(Ne, BASE) \
+  X(Lt, BASE) \
+  X(Le, BASE) \
+  X(Gt, BASE) \
+  X(Ge, BASE) \
+  X(LogicalAnd, BASE)         /* -> bool */ \
+  X(LogicalOr, BASE) \
+  X(LogicalXor, BASE) \
+  X(LogicalNot, BASE) \
+  X(BitwiseAnd, BASE) \
+  X(BitwiseOr, BASE) \
+  X(BitwiseXor, BASE) \
+  X(BitwiseNot, BASE) \
+  X(Lshift, BASE) \
+  X(Rshift, BASE) \
+  X(Pow, ISA)                 /* a ** b */ \
+  X(PowScalar, ISA)           /* a ** e (args: e) */ \
+  X(Atan2, ISA) \
+  X(Hypot, ISA) \
+  X(LerpScalar, BASE)         /* lerp(a, b, w) (args: w) */ \
+  X(LerpTensor, BASE)         /* lerp(a, b, w) */ \
+  X(Addcmul, BASE)            /* s + v * t1 * t2 (args: v) */ \
+  X(Addcdiv, BASE)            /* s + v * t1 / t2 (args: v) */ \
+  /* --- more unary math (elementwise_unary_math.cpp), appended: the numbers above stay --- */ \
+  X(Sinh, ISA) \
+  X(Cosh, ISA) \
+  X(Asin, ISA) \
+  X(Acos, ISA) \
+  X(Atan, ISA) \
+  X(Asinh, ISA) \
+  X(Acosh, ISA) \
+  X(Atanh, ISA)
+
 enum class ElementwiseOp : int16_t {
-  kNeg,  // -a
-  kAbs,  // |a|; complex: (|a|, 0)
-  kAdd,  // a + alpha * b   (args: alpha)
-  kSub,  // a - alpha * b   (args: alpha)
-  kMul,  // a * b
-  kDiv,  // a / b, true division
-  kConj,  // complex conjugate; other dtypes: a
-  // --- unary elementwise (elementwise_unary_*.cpp, elementwise_activation.cpp) ---
-  kExp,
-  kExp2,
-  kExpm1,
-  kLog,
-  kLog1p,
-  kLog2,
-  kLog10,
-  kSqrt,
-  kRsqrt,
-  kSin,
-  kCos,
-  kTan,
-  kTanh,
-  kSigmoid,
-  kErf,
-  kReciprocal,
-  kSign,           // -1, 0, 1 (0 for NaN); bool: a
-  kFloor,
-  kCeil,
-  kRound,          // half to even
-  kRoundDecimals,  // round(a * 10^d) / 10^d, d < 0: round(a / 10^-d) * 10^-d   (args: decimals)
-  kTrunc,
-  kFrac,           // a - trunc(a)
-  kIsNan,          // -> bool
-  kIsPosInf,       // -> bool
-  kIsNegInf,       // -> bool
-  kGelu,           // a * Phi(a)
-  kGeluTanh,       // gelu, tanh approximation
-  kGeluBackward,      // (grad, a)
-  kGeluTanhBackward,  // (grad, a)
-  kSilu,
-  kSiluBackward,      // (grad, a)
-  kSigmoidBackward,   // (grad, y): grad * (1 - y) * y
-  kTanhBackward,      // (grad, y): grad * (1 - y * y)
-  kThreshold,         // (a, other): a <= threshold ? value : other   (args: threshold, value)
-  // --- binary and ternary (elementwise_{divmod,minmax,compare,bitwise,pow,pointwise}.cpp) ---
-  kDivTrunc,        // a / b rounded toward zero
-  kDivFloor,        // a / b rounded down (Python's //)
-  kRemainder,       // a - b * floor(a / b) (sign of b)
-  kFmod,            // C's fmod (sign of a)
-  kMaximum,         // NaN-propagating max
-  kMinimum,         // NaN-propagating min
-  kFmax,            // max ignoring one NaN
-  kFmin,            // min ignoring one NaN
-  kClamp,           // min(max(x, lo), hi), tensors
-  kClampScalar,     // clamp(x, lo, hi)   (args: lo, hi)
-  kClampMinScalar,  // max(x, lo)         (args: lo)
-  kClampMaxScalar,  // min(x, hi)         (args: hi)
-  kWhere,           // cond ? a : b
-  kEq,              // a == b -> bool (also ne, lt, le, gt, ge)
-  kNe,
-  kLt,
-  kLe,
-  kGt,
-  kGe,
-  kLogicalAnd,  // -> bool
-  kLogicalOr,
-  kLogicalXor,
-  kLogicalNot,
-  kBitwiseAnd,
-  kBitwiseOr,
-  kBitwiseXor,
-  kBitwiseNot,
-  kLshift,
-  kRshift,
-  kPow,          // a ** b
-  kPowScalar,    // a ** e (args: e)
-  kAtan2,
-  kHypot,
-  kLerpScalar,   // lerp(a, b, w) (args: w)
-  kLerpTensor,   // lerp(a, b, w)
-  kAddcmul,      // s + v * t1 * t2 (args: v)
-  kAddcdiv,      // s + v * t1 / t2 (args: v)
-  // --- more unary math (elementwise_unary_math.cpp), appended: the numbers above stay ---
-  kSinh,
-  kCosh,
-  kAsin,
-  kAcos,
-  kAtan,
-  kAsinh,
-  kAcosh,
-  kAtanh,
+#define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,
+  TORCH_TPU_ELEMENTWISE_OPS(TORCH_TPU_EW_ENUMERATOR)
+#undef TORCH_TPU_EW_ENUMERATOR
 };
-constexpr int kNumElementwiseOps = 87;
+#define TORCH_TPU_EW_COUNT(name, isa) +1
+constexpr int kNumElementwiseOps = 0 TORCH_TPU_ELEMENTWISE_OPS(TORCH_TPU_EW_COUNT);
+#undef TORCH_TPU_EW_COUNT
 
 // A scalar argument, converted by the kernel to the compute dtype (with
 // convert(): integers wrap, complex -> real takes the real part).

@@ -13,6 +13,10 @@ void register_shard_0(torch::Library& lib);
 void register_shard_1(torch::Library& lib);
 void register_shard_2(torch::Library& lib);
 void register_shard_3(torch::Library& lib);
+void register_shard_4(torch::Library& lib);
+void register_shard_5(torch::Library& lib);
+void register_shard_6(torch::Library& lib);
+void register_shard_7(torch::Library& lib);
 
 void register_generated_ops() {
   static torch::Library* lib = [] {
@@ -22,6 +26,10 @@ void register_generated_ops() {
     register_shard_1(*m);
     register_shard_2(*m);
     register_shard_3(*m);
+    register_shard_4(*m);
+    register_shard_5(*m);
+    register_shard_6(*m);
+    register_shard_7(*m);
     return m;
   }();
   (void)lib;
