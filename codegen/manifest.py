@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 
-from torchgen.model import SchemaKind
+from torchgen.model import BaseTy, BaseType, OptionalType, SchemaKind
 
 from . import autocast, cpp, upstream
 from .dtypes import DTYPES, parse_dtypes
@@ -401,16 +401,16 @@ def _tolerance(check: _Checker, key: str, value) -> float:
     return float(value)
 
 
+def is_tensor(t) -> bool:
+    """A schema type that is Tensor or Tensor? (not a list)."""
+    if isinstance(t, OptionalType):
+        t = t.elem
+    return isinstance(t, BaseType) and t.name == BaseTy.Tensor
+
+
 def tensor_inputs(func) -> List[str]:
     """Names of a schema's Tensor and Tensor? inputs (out= tensors excluded):
     the arguments whose dtypes an entry declares."""
-    def is_tensor(t):
-        from torchgen.model import BaseTy, BaseType, OptionalType
-
-        if isinstance(t, OptionalType):
-            t = t.elem
-        return isinstance(t, BaseType) and t.name == BaseTy.Tensor
-
     return [a.name for a in func.arguments.flat_non_out if is_tensor(a.type)]
 
 

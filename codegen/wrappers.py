@@ -15,10 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List
 
-from torchgen.model import BaseTy, BaseType, OptionalType
-
 from .dtypes import DTYPES, cpp_mask
-from .manifest import Entry, Variant, tensor_inputs
+from .manifest import Entry, Variant, is_tensor, tensor_inputs
 
 ROUTE_ENUM = {"direct": "kDirect", "stub": "kStub", "fallback": "kFallback"}
 
@@ -33,11 +31,6 @@ class Wrapper:
 
 def cpp_name(op: str) -> str:
     return "tpu_" + op.replace(".", "_")
-
-
-def _is_tensor(t) -> bool:
-    return (isinstance(t, BaseType) and t.name == BaseTy.Tensor) or (
-        isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == BaseTy.Tensor)
 
 
 def _param_names(v: Variant) -> List[str]:
@@ -76,7 +69,7 @@ def _guard(v: Variant) -> List[str]:
     """Device checks and guard as torchgen emits them for CUDA: only where the
     upstream op asks for them (device_check / device_guard)."""
     func = v.upstream.func
-    tensors = [a.name for a in func.arguments.flat_all if _is_tensor(a.type)]
+    tensors = [a.name for a in func.arguments.flat_all if is_tensor(a.type)]
     lines = []
     if v.upstream.device_check and len(tensors) > 1:
         lines.append("std::optional<c10::Device> common_device;")

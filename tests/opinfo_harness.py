@@ -392,12 +392,16 @@ def _samples(c: Case):
     return op, list(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=False))
 
 
-def _in_float32(op, sample, dtype):
-    """The op on `sample` with its `dtype` tensors in float32, results rounded
-    back to `dtype`: the reference where CPU's own `dtype` result depends on
+def _reference(c: Case, op, sample, cpu_in):
+    """CPU eager's result for the sample's CPU inputs. For a dtype the entry
+    lists in float32_reference, the op runs with those tensors in float32 and
+    its results are rounded back: CPU's own result in that dtype depends on
     the CPU model (oneDNN's float16 path rounds once, the portable one after
     every add)."""
-    up = transform(sample, lambda t: t.float() if t.dtype == dtype else t)
+    if c.dtype not in c.entry.float32_reference:
+        return sample.output_process_fn_grad(call(op, cpu_in))
+    dtype = getattr(torch, c.dtype)
+    up = transform(cpu_in, lambda t: t.float() if t.dtype == dtype else t)
     out = sample.output_process_fn_grad(call(op, up))
     return pytree.tree_map(lambda t: t.to(dtype) if isinstance(t, torch.Tensor) and t.dtype == torch.float32
                            else t, out)
@@ -409,10 +413,7 @@ def _check_values(c: Case, op, samples, route: Route) -> int:
         for label, s in layouts(sample):
             cpu_in, tpu_in = moved(s, "cpu"), moved(s, DEVICE)
             try:
-                if c.dtype in c.entry.float32_reference:
-                    expected = _in_float32(op, cpu_in, getattr(torch, c.dtype))
-                else:
-                    expected = s.output_process_fn_grad(call(op, cpu_in))
+                expected = _reference(c, op, s, cpu_in)
             except Exception as cpu_error:
                 with pytest.raises(type(cpu_error)):
                     route(call, op, tpu_in)
@@ -712,10 +713,7 @@ def _check_autocast(c: Case, op, samples, route: Route) -> int:
             ref_in, implied = _emulate(policy, low, moved(s, "cpu"))
             tpu_in = moved(s, DEVICE)
             try:
-                if c.dtype in c.entry.float32_reference:
-                    expected = _in_float32(op, ref_in, low)
-                else:
-                    expected = s.output_process_fn_grad(call(op, ref_in))
+                expected = _reference(c, op, s, ref_in)
             except Exception as cpu_error:
                 with pytest.raises(type(cpu_error)):
                     with torch.autocast(DEVICE, dtype=low):

@@ -115,19 +115,24 @@ def _so_path():
     return found[0]
 
 
-def _avx512_functions(path):
-    """Names of the functions in an object or library that contain an
-    AVX-512 instruction."""
-    proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", path],
+def _avx512_functions(*paths):
+    """{path: names of its functions that contain an AVX-512 instruction},
+    for objects or libraries, from one objdump run."""
+    proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", *paths],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    found, current = set(), None
+    found = {p: set() for p in paths}
+    path = current = None
     for line in proc.stdout.splitlines():
+        header = re.match(r"^(\S.*):\s+file format ", line)
+        if header:
+            path, current = header.group(1), None
+            continue
         m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
         if m:
             current = m.group(1)
         elif current and AVX512_INSN.search(line):
-            found.add(current)
+            found[path].add(current)
     return found
 
 
@@ -144,8 +149,8 @@ def test_baseline_objects_have_no_avx512():
                + glob.glob(os.path.join(ROOT, "build", "CMakeFiles", "tpu_runtime.dir", "**", "*.o"),
                            recursive=True))
     assert len(objects) > 50, "build/ has no kernel objects: run python -m codegen"
-    bad = {os.path.basename(o): sorted(_avx512_functions(o))[:3] for o in objects}
-    bad = {k: v for k, v in bad.items() if v}
+    bad = {os.path.basename(o): sorted(fns)[:3] for o, fns in _avx512_functions(*objects).items()
+           if fns}
     assert not bad, f"AVX-512 code in baseline objects: {bad}"
 
 
@@ -167,7 +172,7 @@ def test_avx512_only_inside_avx512_variants():
         parts = line.split(" ", 2)
         if len(parts) == 3:
             binding.setdefault(parts[2], parts[1])
-    found = _avx512_functions(so)
+    found = _avx512_functions(so)[so]
     assert any("avx512" in f for f in found), "no AVX-512 variant found in the extension"
     offenders = sorted(f for f in found if "avx512" not in f and not binding.get(f, "?").islower())
     assert not offenders, "shared AVX-512 code outside the avx512 variants:\n" + "\n".join(offenders[:40])

@@ -238,7 +238,8 @@ void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, cons
 }  // namespace TORCH_TPU_ISA
 
 
-void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const void* weight, const void* bias, void* flat) {
+void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const void* weight,
+                                     const void* bias, void* flat) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   const size_t es = dtype_size(d.dtype);
@@ -268,7 +269,8 @@ void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const
   }
 }
 
-void TORCH_TPU_ISA_ENTRY(conv_raise)(const ConvDesc& d, const void* flat, const void* weight, const void* bias, void* image) {
+void TORCH_TPU_ISA_ENTRY(conv_raise)(const ConvDesc& d, const void* flat, const void* weight,
+                                     const void* bias, void* image) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   if (nn::computes_in_double(d.dtype)) {
@@ -297,7 +299,8 @@ void TORCH_TPU_ISA_ENTRY(conv_col2im)(const ConvDesc& d, const void* col, void* 
   }
 }
 
-void TORCH_TPU_ISA_ENTRY(conv_weight_grad)(const ConvDesc& d, const void* flat, const void* image, void* grad_weight) {
+void TORCH_TPU_ISA_ENTRY(conv_weight_grad)(const ConvDesc& d, const void* flat, const void* image,
+                                           void* grad_weight) {
   if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   if (nn::computes_in_double(d.dtype)) {
@@ -307,8 +310,8 @@ void TORCH_TPU_ISA_ENTRY(conv_weight_grad)(const ConvDesc& d, const void* flat, 
   }
 }
 
-void TORCH_TPU_ISA_ENTRY(conv_bias_grad)(DType t, const void* grad, int64_t batch, int64_t channels, int64_t spatial,
-                    void* grad_bias) {
+void TORCH_TPU_ISA_ENTRY(conv_bias_grad)(DType t, const void* grad, int64_t batch, int64_t channels,
+                                         int64_t spatial, void* grad_bias) {
   if (!conv_supports(t)) throw std::invalid_argument("conv: unsupported dtype");
   runtime::parallel_for(0, channels, 1, [&](int64_t b, int64_t e) {
     std::vector<double> row(spatial);

@@ -1,9 +1,10 @@
 // Kernel instruction-set variants. Private to the kernel library.
 //
 // Every kernel file is compiled for the baseline ISA (x86-64-v3: AVX2, FMA,
-// F16C). The files that gain from wider vectors (CMake's
-// TORCH_TPU_ISA_VARIANT_SOURCES) are compiled again for avx512 and
-// avx512_bf16, each time with TORCH_TPU_ISA naming the variant. Such a file
+// F16C). The files that gain from wider vectors are compiled again for
+// avx512 (CMake's TPU_KERNEL_AVX512_SOURCES) and GEMM also for avx512_bf16
+// (TPU_KERNEL_AVX512_BF16_SOURCES), each time with TORCH_TPU_ISA naming the
+// variant. Such a file
 // and the private headers it includes put their code in
 //   namespace torch_tpu::kernels { inline namespace TORCH_TPU_ISA { ... } }
 // so the variants never share a symbol (the linker would otherwise keep one
@@ -12,8 +13,9 @@
 // baseline-only dispatch file then picks the entry for runtime::cpu_isa(),
 // like ATen's DispatchStub picks a CPU_CAPABILITY kernel.
 //
-// tests/test_isa_variants.py checks the built extension: AVX-512
-// instructions appear only in functions of an avx512 variant.
+// tests/test_isa_variants.py checks the build: the baseline objects hold no
+// AVX-512 instruction, and in the extension no shared function outside an
+// avx512 variant does.
 #pragma once
 
 #include "runtime/runtime.h"

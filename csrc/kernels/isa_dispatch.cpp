@@ -6,6 +6,7 @@
 #include "fused.h"
 #include "isa.h"
 #include "nn.h"
+#include "nn_rows.h"
 #include "random.h"
 #include "sort.h"
 
@@ -31,9 +32,7 @@ TORCH_TPU_ISA_DISPATCH_AVX512(void, topk_rows,
                                int64_t rows, int64_t n, int64_t k, bool largest, bool sorted),
                               (t, src, values, indices, rows, n, k, largest, sorted))
 
-
-bool conv_supports(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16 ||
-                                     t == DType::kFloat32 || t == DType::kFloat64; }
+bool conv_supports(DType t) { return nn::is_nn_float(t); }
 TORCH_TPU_ISA_DISPATCH_AVX512(void, conv_lower,
                               (const ConvDesc& d, const void* image, const void* weight,
                                const void* bias, void* flat),

@@ -330,7 +330,8 @@ void TORCH_TPU_ISA_ENTRY(random_fill)(const RandomDesc& d) {
   });
 }
 
-void TORCH_TPU_ISA_ENTRY(bernoulli_tensor)(const TensorDesc& out, const TensorDesc& p, PhiloxState state) {
+void TORCH_TPU_ISA_ENTRY(bernoulli_tensor)(const TensorDesc& out, const TensorDesc& p,
+                                           PhiloxState state) {
   check_layout(out, "bernoulli");
   if (out.numel() == 0) return;
   TensorDesc o = out, q = p;

@@ -3,8 +3,10 @@
 // of the runtime, so the check itself runs on any CPU.
 #include <cpuid.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "runtime/runtime.h"
@@ -70,24 +72,21 @@ Selection select() {
   s.isa = best_cpu_isa();
   const char* env = std::getenv("TORCH_TPU_CPU_CAPABILITY");
   if (env == nullptr || *env == '\0') return s;
-  CpuIsa asked;
-  if (std::strcmp(env, "avx2") == 0) {
-    asked = CpuIsa::kAvx2;
-  } else if (std::strcmp(env, "avx512") == 0) {
-    asked = CpuIsa::kAvx512;
-  } else if (std::strcmp(env, "avx512_bf16") == 0) {
-    asked = CpuIsa::kAvx512Bf16;
-  } else {
+  const CpuIsa all[] = {CpuIsa::kAvx2, CpuIsa::kAvx512, CpuIsa::kAvx512Bf16};
+  const CpuIsa* asked = std::find_if(std::begin(all), std::end(all), [&](CpuIsa isa) {
+    return std::strcmp(env, cpu_isa_name(isa)) == 0;
+  });
+  if (asked == std::end(all)) {
     s.error = std::string("TORCH_TPU_CPU_CAPABILITY='") + env +
               "' is not a kernel ISA: use avx2, avx512 or avx512_bf16 (or unset it)";
     return s;
   }
-  if (static_cast<int>(asked) > static_cast<int>(s.isa)) {
+  if (static_cast<int>(*asked) > static_cast<int>(s.isa)) {
     s.error = std::string("TORCH_TPU_CPU_CAPABILITY=") + env + " but this CPU supports at most " +
               cpu_isa_name(s.isa) + ": unset it or name a lower ISA";
     return s;
   }
-  s.isa = asked;
+  s.isa = *asked;
   return s;
 }
 
