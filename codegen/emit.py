@@ -14,7 +14,7 @@ import jinja2
 
 from . import autocast, custom_emit
 from .manifest import Entry
-from .wrappers import Wrapper, wrapper
+from .wrappers import Wrapper, structured_impl_declaration, wrapper
 
 GENERATED_DIR = os.path.join("csrc", "generated")
 # Eight shards: after editing one entry, one shard recompiles (~12 s with
@@ -57,6 +57,8 @@ def _headers(entries: List[Entry]) -> List[str]:
         for v in e.variants:
             if v.via in ("structured", "native"):
                 headers.add(f"ATen/ops/{v.upstream.base}_native.h")
+            if v.via == "structured_impl":
+                headers.add(f"ATen/ops/{v.upstream.base}_meta.h")
             if v.via == "impl" and "::" in e.impl:
                 headers.add(f"ATen/ops/{v.upstream.base}_native.h")
     return sorted(headers)
@@ -78,8 +80,11 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
             wrappers=[w for v in views for w in v.wrappers if w.name],
             headers=_headers(mine), has_stubs=any(e.stub for e in mine))
     declarations = [_Declaration(v.op, v.signature.declaration(e.impl))
-                    for e in entries if e.route == "direct" and "::" not in e.impl
+                    for e in entries if e.impl and "::" not in e.impl
                     for v in e.variants]
+    declarations += [_Declaration(f"{e.op} family: structured impl after ATen's meta()",
+                                  structured_impl_declaration(e))
+                     for e in entries if e.structured_impl]
     files[os.path.join(GENERATED_DIR, "aten_ops.h")] = env.get_template(
         "aten_ops.h.j2").render(declarations=declarations)
     files[os.path.join(GENERATED_DIR, "register_aten.cpp")] = env.get_template(

@@ -26,6 +26,12 @@ KEYS = {
     "route": "one of " + ", ".join(ROUTES) + " (required)",
     "impl": "direct: the C++ function registered for exactly this overload (in "
             "torch_tpu::aten, or a qualified device-generic ATen function)",
+    "structured_impl": "direct, for a structured op: the C++ function (torch_tpu::aten) that "
+                       "fills the outputs after ATen's meta() has checked the arguments and "
+                       "allocated or checked them; the functional, in-place and out= variants "
+                       "are all registered",
+    "device_check": "{policy: NoCheck, reason: ...}: no generated device check and guard for "
+                    "this entry (default: as upstream's device_check/device_guard say)",
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
     "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
     "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError: "
@@ -67,10 +73,12 @@ class Variant:
     # How the generated wrapper reaches the device:
     #   "impl"        call the entry's impl function
     #   "structured"  ATen's structured class (meta + impl calling the stub)
+    #   "structured_impl"  ATen's meta() class, then the entry's structured_impl
     #   "native"      ATen's device-generic native function (it calls the stub)
     #   "fallback"    the host fallback
     via: str
-    native: str = ""            # at::native class or function for structured/native
+    native: str = ""            # at::native class or function for structured/native;
+                                # the at::meta class for structured_impl
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,8 @@ class Entry:
     line: int
     variants: Tuple[Variant, ...]
     impl: str = ""
+    structured_impl: str = ""
+    device_check_reason: str = ""   # set: the entry opts out of generated device checks
     stub: str = ""
     stub_header: str = ""
     kernel: str = ""
@@ -222,7 +232,13 @@ def _entry(path: str, item) -> Entry:
                    f"{did_you_mean(str(route), ROUTES)}",
                    "set 'route: direct' for a handwritten kernel", key="route")
     needs = {"direct": ("impl",), "stub": ("stub", "kernel"), "composite": (), "fallback": ()}
-    for key in ("impl", "stub", "kernel"):
+    if route == "direct" and "structured_impl" in item:
+        if "impl" in item:
+            check.fail("'impl' and 'structured_impl' both given",
+                       "keep 'structured_impl' (it covers the whole structured family) or "
+                       "'impl' (exactly this overload)", key="impl")
+        needs["direct"] = ("structured_impl",)
+    for key in ("impl", "structured_impl", "stub", "kernel"):
         if key in item and key not in needs[route]:
             check.fail(f"'{key}' does not apply to route '{route}'",
                        f"remove it (route '{route}' takes: {', '.join(needs[route]) or 'no kernel'})",
@@ -238,8 +254,12 @@ def _entry(path: str, item) -> Entry:
     if not isinstance(notes, str):
         check.fail("'notes' must be a string", "write notes: \"...\"", key="notes")
     common = dict(op=op, route=route, line=line, dtypes=dtypes, arg_dtypes=arg_dtypes,
-                  tests=tests, notes=notes)
-    if route == "direct":
+                  tests=tests, notes=notes,
+                  device_check_reason=_device_check(check, route, item.get("device_check")))
+    if route == "direct" and "structured_impl" in item:
+        routed = dict(variants=_structured_impl_variants(check, up),
+                      structured_impl=item["structured_impl"])
+    elif route == "direct":
         routed = dict(variants=(_direct_variant(check, up),), impl=item["impl"])
     elif route == "stub":
         stub, header = _stub(check, item["stub"])
@@ -334,6 +354,93 @@ def _direct_variant(check: _Checker, up: upstream.UpstreamOp) -> Variant:
                    "registering a kernel for it would bypass autograd",
                    "use 'route: composite' and cover the ops it decomposes into")
     return Variant(up.name, _kind(up), _signature(check, up), up, via="impl")
+
+
+def _structured_impl_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:
+    """The members of up's structured family (the out= op and the ops that
+    delegate to it), each wrapped around ATen's meta() class."""
+    out_op = up if up.structured else upstream.lookup(up.structured_delegate or "")
+    if out_op is None:
+        check.fail(f"{up.name} is not structured upstream (no structured meta() to reuse)",
+                   "use 'impl' for a handwritten function registered for this overload",
+                   key="structured_impl")
+    members = upstream.family(out_op)
+    if "functional" not in {_KIND_NAMES.get(k) for k in members}:
+        check.fail(f"{out_op.name}'s family has no functional member, so ATen declares no "
+                   "meta() class for it", "use 'impl'", key="structured_impl")
+    try:
+        structured_impl_params(out_op)
+    except cpp.UnsupportedType as e:
+        check.fail(f"the generator cannot map the precomputed or argument type '{e}' of "
+                   f"{out_op.name}'s impl()", "extend codegen/manifest.py's "
+                   "structured_impl_params for this type, or use 'impl'", key="structured_impl")
+    meta = "at::meta::structured_" + members[SchemaKind.functional].name.replace(".", "_")
+    variants = []
+    for kind, member in sorted(members.items(), key=lambda kv: kv[1].name):
+        if member is out_op or member.structured_delegate == out_op.name:
+            variants.append(Variant(member.name, _kind(member), _signature(check, member), member,
+                                    via="structured_impl", native=meta))
+    return tuple(variants)
+
+
+# Precomputed values' types (native_functions.yaml's `precomputed:` lines).
+_PRECOMPUTED_TYPES = {"int": "int64_t", "bool": "bool", "DimVector": "at::DimVector",
+                      "MemoryFormat": "at::MemoryFormat"}
+
+
+def _structured_param_type(t) -> str:
+    """How ATen's structured impl() takes an argument (torchgen's
+    structured.argumenttype_type)."""
+    if isinstance(t, OptionalType) and isinstance(t.elem, BaseType):
+        if t.elem.name == BaseTy.Tensor:
+            return "at::OptionalTensorRef"
+        if t.elem.name == BaseTy.Scalar:
+            return "at::OptionalScalarRef"
+    return cpp._value_type(t, structured=True)
+
+
+def structured_impl_params(out_op: upstream.UpstreamOp) -> List[Tuple[str, str]]:
+    """(type, name) of a structured_impl function: the op's inputs as
+    ATen's impl() takes them (precomputed values replacing the arguments
+    they derive from), then one `const at::Tensor &` per output. A
+    TensorIterator meta() is ATen's impl()'s `*this`: it comes first."""
+    func = out_op.func
+    iterator = [("at::TensorIteratorBase &", "iter")] if out_op.structured_inherits == "TensorIteratorBase" else []
+    params = iterator + [(_structured_param_type(a.type), a.name) for a in func.arguments.flat_non_out]
+    appended = []
+    for line in out_op.precomputed_spec:
+        replaced, _, values = line.rpartition("->")
+        names = []
+        for value in values.split(","):
+            typ, name = value.split()
+            if typ not in _PRECOMPUTED_TYPES:
+                raise cpp.UnsupportedType(typ)
+            names.append((_PRECOMPUTED_TYPES[typ], name))
+        if replaced.strip():
+            i = [n for _, n in params].index(replaced.strip())
+            params[i:i + 1] = names
+        else:
+            appended += names
+    return params + appended + [("const at::Tensor &", a.name) for a in func.arguments.out]
+
+
+def _device_check(check: _Checker, route: str, value) -> str:
+    """The reason an entry opts out of the generated device checks ('')."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k != LINE_KEY}
+    if not (isinstance(value, dict) and value.get("policy") == "NoCheck"
+            and isinstance(value.get("reason"), str) and value["reason"].strip()
+            and set(value) == {"policy", "reason"}):
+        check.fail(f"device_check must be {{policy: NoCheck, reason: \"...\"}}, got {value!r}",
+                   "say why the op takes tensors on several devices, e.g. "
+                   "device_check: {policy: NoCheck, reason: \"copies between devices\"}",
+                   key="device_check")
+    if route not in ("direct", "stub"):
+        check.fail(f"device_check does not apply to route '{route}' (no wrapper is generated)",
+                   "remove it", key="device_check")
+    return value["reason"]
 
 
 def _stub(check: _Checker, stub: str) -> Tuple[str, str]:

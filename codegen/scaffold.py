@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from . import autocast, cpp, stubs, upstream
+from torchgen.model import SchemaKind
+
+from . import autocast, cpp, manifest, stubs, upstream
 from .errors import ManifestError, did_you_mean
 from .manifest import Entry
 
@@ -51,6 +53,14 @@ def new_custom_entry(op: str) -> str:
         ""])
 
 
+def _structured_out(up):
+    """The structured out= op of up's family, when ATen has a meta() for it."""
+    out_op = up if up.structured else upstream.lookup(up.structured_delegate or "")
+    if out_op is None or SchemaKind.functional not in upstream.family(out_op):
+        return None
+    return out_op
+
+
 def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[Entry]) -> str:
     if "::" in op:
         return new_custom_entry(op)
@@ -78,6 +88,15 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
                          stubs.kernel_signature(stub, f"torch_tpu::aten::{kernel}"))
         if len(candidates) > 1:
             notes.append("Other stubs named like the op: " + ", ".join(candidates[1:]))
+    elif route == "direct" and _structured_out(up) is not None:
+        out_op = _structured_out(up)
+        impl = out_op.name.split(".")[0] + "_out"
+        lines.append(f"  structured_impl: {impl}")
+        params = ", ".join(f"{t} {n}" for t, n in manifest.structured_impl_params(out_op))
+        notes.append("ATen's meta() checks the arguments and sizes the outputs; the generator "
+                     "registers the functional, in-place and out= overloads around it. Define "
+                     "in csrc/aten (python -m codegen declares it in "
+                     f"csrc/generated/aten_ops.h):\n  void {impl}({params});")
     elif route == "direct":
         impl = up.name.replace(".", "_")
         lines.append(f"  impl: {impl}")

@@ -6,6 +6,8 @@ declared dtypes, then reaches the device through its route:
   structured  ATen's structured class: meta() computes and allocates the
               outputs, impl() calls the DispatchStub, which reaches the tpu
               stub kernel
+  structured_impl  ATen's meta() class as above, then the entry's
+              handwritten structured_impl fills the outputs
   native      ATen's device-generic native function, which calls the stub
   fallback    registered as the boxed host fallback (no wrapper)
 """
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from typing import List
 
 from .dtypes import DTYPES, cpp_mask
-from .manifest import Entry, Variant, is_tensor, tensor_inputs
+from . import upstream
+from .manifest import Entry, Variant, is_tensor, structured_impl_params, tensor_inputs
 
 ROUTE_ENUM = {"direct": "kDirect", "stub": "kStub", "fallback": "kFallback"}
 
@@ -51,13 +54,24 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
         allowed = entry.input_dtypes(arg)
         if allowed and set(allowed) != set(DTYPES):
             body.append(f'check_dtype("{v.op}", {cpp_mask(allowed)}, "{", ".join(allowed)}", {arg});')
+    guard = [] if entry.device_check_reason else _guard(v)
     if v.via == "impl":
-        body += _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)
+        body += guard + _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)
     elif v.via == "native":
-        body += _guard(v) + _call(v, f"at::native::{v.native}")
+        body += guard + _call(v, f"at::native::{v.native}")
+    elif v.via == "structured_impl":
+        body += guard + _structured(v, f"torch_tpu::aten::{entry.structured_impl}")
     else:
-        body += _guard(v) + _structured(v)
+        body += guard + _structured(v, "op.impl")
     return Wrapper(v.op, name, v.signature.declaration(name), body)
+
+
+def structured_impl_declaration(entry: Entry) -> str:
+    """The declaration a structured_impl function must match (aten_ops.h)."""
+    up = entry.variants[0].upstream
+    out_op = up if up.structured else upstream.lookup(up.structured_delegate)
+    params = ", ".join(f"{t} {n}" for t, n in structured_impl_params(out_op))
+    return f"void {entry.structured_impl}({params})"
 
 
 def _call(v: Variant, function: str) -> List[str]:
@@ -67,7 +81,9 @@ def _call(v: Variant, function: str) -> List[str]:
 
 def _guard(v: Variant) -> List[str]:
     """Device checks and guard as torchgen emits them for CUDA: only where the
-    upstream op asks for them (device_check / device_guard)."""
+    upstream op asks for them (device_check / device_guard). The checks cover
+    every Tensor and Tensor? argument; the guard takes its device from self,
+    else the first out=, else the first tensor argument (torchgen's order)."""
     func = v.upstream.func
     tensors = [a.name for a in func.arguments.flat_all if is_tensor(a.type)]
     lines = []
@@ -75,8 +91,11 @@ def _guard(v: Variant) -> List[str]:
         lines.append("std::optional<c10::Device> common_device;")
         lines += [f'c10::impl::check_and_update_common_device(common_device, {t}, "{cpp_name(v.op)}", "{t}");'
                   for t in tensors]
-    if v.upstream.device_guard and tensors:
-        lines.append(f"const c10::OptionalDeviceGuard guard(at::device_of({tensors[0]}));")
+    candidates = ([func.arguments.self_arg.argument] if func.arguments.self_arg else []) + \
+        list(func.arguments.out) + list(func.arguments.flat_positional)
+    device_of = next((a.name for a in candidates if is_tensor(a.type)), None)
+    if v.upstream.device_guard and device_of:
+        lines.append(f"const c10::OptionalDeviceGuard guard(at::device_of({device_of}));")
     return lines
 
 
@@ -85,8 +104,6 @@ def _precomputed_impl_args(v: Variant, args: List[str]) -> List[str]:
     values: meta() returns them (`precompute`), each replacing the argument
     named before '->' in place; names without '->' are appended (torchgen's
     rule)."""
-    from . import upstream
-
     impl = upstream.lookup(v.upstream.structured_delegate) if v.upstream.structured_delegate else v.upstream
     spec = impl.precomputed_spec if impl else ()
     if not spec:
@@ -115,7 +132,16 @@ def _structured_arg(a) -> str:
     return a.name
 
 
-def _structured(v: Variant) -> List[str]:
+def _meta_is_iterator(v: Variant) -> bool:
+    up = v.upstream
+    out_op = up if up.structured else upstream.lookup(up.structured_delegate)
+    return out_op.structured_inherits == "TensorIteratorBase"
+
+
+def _structured(v: Variant, impl: str) -> List[str]:
+    """ATen's structured class computes (meta) and allocates or checks the
+    outputs; `impl` (the class's own impl() or the entry's structured_impl)
+    fills them."""
     func = v.upstream.func
     outs = [a.name for a in func.arguments.out]
     names = [a.name for a in func.arguments.flat_non_out]
@@ -124,13 +150,15 @@ def _structured(v: Variant) -> List[str]:
     impl_names = _precomputed_impl_args(v, names)
     impl_args = [converted.get(n, n) for n in impl_names]
     meta = "auto precompute = op.meta" if impl_names != names else "op.meta"
+    if impl != "op.impl" and _meta_is_iterator(v):
+        impl_args = ["op"] + impl_args  # the structured_impl's iterator
     n_out = len(func.returns)
-    cls = f"at::native::{v.native}"
+    cls = v.native if "::" in v.native else f"at::native::{v.native}"
     if v.kind == "functional":
         outputs = [f"op.output({i})" for i in range(n_out)]
         lines = [f"structured::Functional<{cls}, {n_out}> op;",
                  f"{meta}({', '.join(args)});",
-                 f"op.impl({', '.join(impl_args + outputs)});"]
+                 f"{impl}({', '.join(impl_args + outputs)});"]
         moved = [f"std::move(op.outputs_[{i}])" for i in range(n_out)]
         lines.append(f"return {moved[0]};" if n_out == 1 else
                      f"return ::std::make_tuple({', '.join(moved)});")
@@ -139,13 +167,13 @@ def _structured(v: Variant) -> List[str]:
         self_name = args[0]
         return [f"structured::Inplace<{cls}> op({self_name});",
                 f"{meta}({', '.join(args)});",
-                f"op.impl({', '.join(impl_args + ['op.output(0)'])});",
+                f"{impl}({', '.join(impl_args + ['op.output(0)'])});",
                 "op.finish();",
                 f"return {self_name};"]
     outputs = [f"op.output({i})" for i in range(len(outs))]
     lines = [f"structured::Out<{cls}, {len(outs)}> op({', '.join(outs)});",
              f"{meta}({', '.join(args)});",
-             f"op.impl({', '.join(impl_args + outputs)});",
+             f"{impl}({', '.join(impl_args + outputs)});",
              "op.finish();"]
     lines.append(f"return {outs[0]};" if len(outs) == 1 else
                  f"return ::std::forward_as_tuple({', '.join(outs)});")

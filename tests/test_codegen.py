@@ -68,6 +68,14 @@ BAD_MANIFESTS = {
                            "  impl: f\n", 1, "key 'impl'", "does not apply to route 'stub'"),
     "cpu_only_stub_op": ("- op: gelu\n  route: stub\n  stub: GeluKernel\n  kernel: k\n",
                          1, "key 'route'", "is CPU-only"),
+    "structured_impl_of_unstructured_op": ("- op: _adaptive_avg_pool2d\n  route: direct\n"
+                                           "  structured_impl: f\n",
+                                           1, "key 'structured_impl'", "is not structured upstream"),
+    "impl_and_structured_impl": ("- op: mm\n  route: direct\n  impl: f\n  structured_impl: g\n",
+                                 1, "key 'impl'", "'impl' and 'structured_impl' both given"),
+    "device_check_without_reason": ("- op: mm\n  route: direct\n  structured_impl: g\n"
+                                    "  device_check: NoCheck\n",
+                                    1, "key 'device_check'", "say why the op takes tensors"),
     "composite_without_decomposition": ("- op: mm\n  route: composite\n",
                                         1, "key 'route'", "no composite"),
     "fallback_of_composite": ("- op: linear\n  route: fallback\n",
@@ -161,9 +169,12 @@ def test_new_op_scaffolding_suggests_route_stub_and_signature():
     text = scaffold.new_entry("mul.Tensor", None, None, [])
     assert "route: stub" in text and "stub: mul_stub" in text
     assert "void torch_tpu::aten::mul_kernel(at::TensorIteratorBase&);" in text
-    text = scaffold.new_entry("mm", None, None, [])
-    assert "route: direct" in text
-    assert "at::Tensor mm(const at::Tensor & self, const at::Tensor & mat2);" in text
+    text = scaffold.new_entry("mm", None, None, [])  # structured upstream: its family around meta()
+    assert "route: direct" in text and "structured_impl: mm_out" in text
+    assert "void mm_out(const at::Tensor & self, const at::Tensor & mat2, const at::Tensor & out);" in text
+    text = scaffold.new_entry("_adaptive_avg_pool2d", "direct", None, [])  # not structured
+    assert "impl: _adaptive_avg_pool2d" in text
+    assert "at::Tensor _adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size);" in text
     assert "route: composite" in scaffold.new_entry("linear", None, None, [])
     entries = manifest.load(os.path.join(ROOT, "ops.yaml"))
     assert "already covered" in scaffold.new_entry("view", None, None, entries)

@@ -164,7 +164,7 @@ def test_bad_arguments_raise_like_cpu(wdtype, call, match):
 
 def test_wrong_device_and_integer_dtype_are_rejected():
     x, w = rand((1, 2, 4, 4)), rand((3, 2, 3, 3), seed=1)
-    with pytest.raises(RuntimeError, match="expected all tensors on tpu"):
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.convolution(x.to("tpu"), w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
     with pytest.raises(NotImplementedError):
         F.conv2d(x.long().to("tpu"), w.long().to("tpu"))

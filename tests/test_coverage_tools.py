@@ -264,3 +264,60 @@ def test_core_family_member_counts_under_its_entry(tmp_path):
     rows = {r.op: r for r in coverage.core_rows(entries, ("abs", "abs_"), proofs)}
     assert rows["abs"].category == coverage.STUB and not rows["abs"].works_without_entry
     assert rows["abs_"].category == coverage.NONE      # not traced: no claim
+
+
+def test_coverage_layout(tiny):
+    """Summary first, then contents; every link points at a heading; no long
+    line. (No closure proofs: the layout does not need the built extension.)"""
+    import re
+
+    from codegen import coverage_sections as cs
+
+    text = coverage.render(tiny, proofs={}, findings=[], analyses={},
+                           tests=coverage.test_plans(tiny))
+    order = [text.index(h) for h in ("# Operator coverage", "## Summary", "## Contents",
+                                     "## Manifest entries", "## Core ATen IR", "## Reason codes")]
+    assert order == sorted(order)
+    assert "| ModuleInfo tests | not generated yet |" in text
+    anchors = {cs.anchor(line.lstrip("#").strip()) for line in text.splitlines()
+               if line.startswith("#")}
+    assert set(re.findall(r"\]\(#([^)]+)\)", text)) <= anchors
+    assert max(len(line) for line in text.splitlines()) <= 400
+    assert "\x00" not in text
+
+
+def test_reason_codes_are_numbered_by_first_appearance():
+    from codegen import coverage_sections as cs
+
+    r = cs.Reasons()
+    rare, common, other = r.ref("rare | reason"), r.ref("common"), r.ref("other")
+    doc = " ".join([other, common, rare, other, common, other, common, rare])
+    out, codes = r.finish(doc)
+    assert codes == [("R1", "other"), ("R2", "common")]
+    assert out == "R1 R2 rare \\| reason R1 R2 R1 R2 rare \\| reason"
+
+
+def test_families():
+    from codegen import coverage_sections as cs
+
+    expect = {"abs": "Elementwise unary", "add.Tensor": "Elementwise binary and ternary",
+              "clamp": "Elementwise binary and ternary", "sum.dim_IntList": "Reductions and scans",
+              "cumsum": "Reductions and scans", "view": "Shape and views",
+              "select.int": "Shape and views", "select_scatter": "Indexing and sorting",
+              "_index_put_impl_": "Indexing and sorting", "max_pool2d_with_indices": "nn: layers",
+              "_log_softmax": "nn: activations and softmax", "nll_loss": "nn: losses",
+              "normal_": "Random", "randn": "Random", "mm": "Matrix products and attention",
+              "_foreach_add.List": "Foreach (optimizers)", "empty_strided":
+              "Creation, storage and copies", "_fft_c2c": "Other"}
+    assert {op: cs.family(op) for op in expect} == expect
+    assert set(expect.values()) <= set(cs.FAMILIES)
+
+
+def test_wrap_keeps_lines_short_and_starts_no_block():
+    from codegen import coverage_sections as cs
+
+    text = "word " * 60 + "- 12. # tail"
+    lines = cs.wrap(text, indent="  ", first="- ").splitlines()
+    assert lines[0].startswith("- word") and all(line.startswith("  ") for line in lines[1:])
+    assert all(len(line) <= cs.WIDTH for line in lines[:-1])
+    assert not any(line.strip().startswith(("- ", "12.", "#")) for line in lines[1:])

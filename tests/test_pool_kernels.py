@@ -1,6 +1,7 @@
 """Pooling on tpu against CPU eager: max_pool2d (indices, dilation,
 ceil_mode, padding, NaN), avg_pool2d (count_include_pad, divisor_override,
-ceil_mode) and adaptive_avg_pool2d (sizes that do and do not divide), their
+ceil_mode), adaptive_avg_pool2d and adaptive_max_pool1d/2d/3d (sizes that
+do and do not divide), their
 backwards through autograd, every floating dtype, batched and unbatched,
 channels-last input, and ATen's argument errors."""
 
@@ -84,6 +85,29 @@ def test_adaptive_avg_pool2d(size, dtype):
     # (1, 1) is mean.dim in ATen's adaptive_avg_pool2d; the others reach _adaptive_avg_pool2d
     check(lambda x: F.adaptive_avg_pool2d(x, size), rand((2, 3, 7, 9), dtype), dtype)
     check(lambda x: torch.ops.aten._adaptive_avg_pool2d(x, size), rand((3, 7, 9), dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("size", [(1, 1), (3, 3), (4, 2), (7, 5), (2, 9)], ids=str)
+def test_adaptive_max_pool2d(size, dtype):
+    # values, indices and the gradient through the indices
+    check(lambda x: F.adaptive_max_pool2d(x, size, return_indices=True), rand((2, 3, 7, 9), dtype), dtype)
+    check(lambda x: F.adaptive_max_pool2d(x, size, return_indices=True), rand((3, 7, 9), dtype), dtype)
+    check(lambda x: F.adaptive_max_pool2d(x, size), rand((2, 3, 7, 9), dtype), dtype,
+          layout=torch.channels_last)
+
+
+@pytest.mark.parametrize("size", [1, 3, 5], ids=str)
+def test_adaptive_max_pool1d_and_3d(size):
+    check(lambda x: F.adaptive_max_pool1d(x, size, return_indices=True), rand((2, 3, 7)), torch.float32)
+    check(lambda x: F.adaptive_max_pool3d(x, (size, 2, 3), return_indices=True), rand((2, 3, 5, 7, 4)),
+          torch.float32)
+    check(lambda x: F.adaptive_max_pool3d(x, size), rand((3, 5, 7, 4), torch.float64), torch.float64)
+
+
+def test_adaptive_max_pool_nan_and_ties():
+    x = torch.tensor([[[[1.0, 3.0, 3.0, float("nan")], [0.0, 3.0, float("nan"), 2.0]]]])
+    check(lambda t: F.adaptive_max_pool2d(t, (1, 2), return_indices=True), x, torch.float32)
 
 
 def test_adaptive_channels_last():

@@ -1,7 +1,6 @@
 #include "aten/matmul_launch.h"
 
 #include <ATen/MemoryOverlap.h>
-#include <ATen/core/op_registration/adaption.h>
 #include <ATen/ops/empty.h>
 
 #include <optional>
@@ -84,12 +83,6 @@ kernels::MatrixView view_of(const at::Tensor& t, bool batched) {
 }
 
 }  // namespace
-
-void check_devices(const char* op,
-                   std::initializer_list<std::pair<const at::Tensor&, const char*>> args) {
-  std::optional<c10::Device> common;
-  for (const auto& [t, name] : args) c10::impl::check_and_update_common_device(common, t, op, name);
-}
 
 void run_gemm(const char* op, const at::Tensor& result, const at::Tensor& a_, const at::Tensor& b_,
               const at::Tensor* self, const at::Scalar& alpha, const at::Scalar& beta,

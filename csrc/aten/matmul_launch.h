@@ -10,11 +10,6 @@
 
 namespace torch_tpu::aten::matmul {
 
-// "Expected all tensors to be on the same device, but found at least two
-// devices, ..." naming the first argument on another device.
-void check_devices(const char* op,
-                   std::initializer_list<std::pair<const at::Tensor&, const char*>> args);
-
 // result = alpha * a @ b + beta * self (self == nullptr: beta ignored).
 // a, b and result are matrices (batched: 3-D with one batch size; result
 // already has the output shape). self has result's shape (expanded views

@@ -19,7 +19,6 @@
 #include <ATen/ops/mul.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "generated/aten_ops.h"
 
@@ -43,7 +42,6 @@ at::Tensor opmath(const at::Tensor& t) {
 at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
                const at::Scalar& input_scale) {
   check_float(self, "elu");
-  c10::DeviceGuard guard(self.device());
   const at::Tensor x = opmath(self);
   const double negcoef = alpha.to<double>() * scale.to<double>();
   const at::Tensor neg = at::mul(at::expm1(at::mul(x, input_scale)), negcoef);
@@ -59,7 +57,6 @@ at::Tensor elu_backward(const at::Tensor& grad_output, const at::Scalar& alpha, 
               "please call out-of-place version instead.");
   TORCH_CHECK(grad_output.device() == self_or_result.device(), "elu_backward: expected all tensors on ",
               self_or_result.device());
-  c10::DeviceGuard guard(self_or_result.device());
   const at::Tensor a = opmath(self_or_result), g = opmath(grad_output);
   const double negcoef = alpha.to<double>() * scale.to<double>();
   const double negiptcoef = input_scale.to<double>();
@@ -79,14 +76,12 @@ at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& se
                              const at::Scalar& max_val) {
   check_float(self, "hardtanh_backward");
   TORCH_CHECK(grad_output.device() == self.device(), "hardtanh_backward: expected all tensors on ", self.device());
-  c10::DeviceGuard guard(self.device());
   const at::Tensor inside = at::logical_and(at::gt(self, min_val), at::lt(self, max_val));
   return at::where(inside, grad_output, zero_like_scalar(grad_output));
 }
 
 at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
   check_float(self, "leaky_relu");
-  c10::DeviceGuard guard(self.device());
   return at::where(at::gt(self, 0), self, at::mul(self, negative_slope));
 }
 
@@ -99,7 +94,6 @@ at::Tensor leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& 
               "please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if "
               "you do require supporting in-place leakRelu backward calculation with negative slope");
   TORCH_CHECK(grad_output.device() == self.device(), "leaky_relu_backward: expected all tensors on ", self.device());
-  c10::DeviceGuard guard(self.device());
   return at::where(at::gt(self, 0), grad_output, at::mul(grad_output, negative_slope));
 }
 

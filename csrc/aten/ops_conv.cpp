@@ -14,7 +14,6 @@
 #include <ATen/native/ConvUtils.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
@@ -133,13 +132,6 @@ kernels::ConvDesc describe_conv(const Conv& c, at::IntArrayRef image, at::IntArr
   return d;
 }
 
-void check_devices(const at::Tensor& ref, std::initializer_list<const at::Tensor*> others, const char* name) {
-  for (const at::Tensor* t : others) {
-    TORCH_CHECK(!t->defined() || t->device() == ref.device(), name, ": expected all tensors on ", ref.device(),
-                ", got ", t->device());
-  }
-}
-
 }  // namespace
 
 at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias_opt,
@@ -147,9 +139,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const 
                        at::IntArrayRef output_padding, int64_t groups) {
   const char* name = "convolution";
   const at::Tensor bias = bias_opt.has_value() ? *bias_opt : at::Tensor();
-  check_devices(input, {&weight, &bias}, name);
   const Conv c = check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  c10::DeviceGuard guard(input.device());
   const at::Tensor x = input.contiguous();
   const at::Tensor w = weight.contiguous();
   const at::Tensor b = bias.defined() ? bias.contiguous() : bias;
@@ -178,13 +168,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
     at::OptionalIntArrayRef bias_sizes, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
     bool transposed, at::IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
   const char* name = "convolution_backward";
-  check_devices(input, {&grad_output, &weight}, name);
   const Conv c = check(input, weight, at::Tensor(), stride, padding, dilation, transposed, output_padding, groups);
   TORCH_CHECK(grad_output.sizes() == at::IntArrayRef(c.output_shape), "convolution_backward: expected grad_output of size ",
               at::IntArrayRef(c.output_shape), ", got ", grad_output.sizes());
   TORCH_CHECK(grad_output.scalar_type() == input.scalar_type(), "convolution_backward: grad_output has dtype ",
               grad_output.scalar_type(), " and input ", input.scalar_type());
-  c10::DeviceGuard guard(input.device());
   const at::Tensor gy = grad_output.contiguous();
   const at::Tensor x = input.contiguous();
   const at::Tensor w = weight.contiguous();

@@ -4,7 +4,6 @@
 // deterministic device kernel (kernels/embedding_backward.h).
 #include <ATen/TensorUtils.h>
 #include <ATen/ops/empty.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/launch.h"
 #include "aten/matmul_launch.h"
@@ -16,9 +15,6 @@ namespace torch_tpu::aten {
 at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices,
                                     int64_t num_weights, int64_t padding_idx,
                                     bool scale_grad_by_freq) {
-  matmul::check_devices("embedding_dense_backward",
-                        {{grad_output, "grad_output"}, {indices, "indices"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(grad_output));
   auto indices_arg = at::TensorArg(indices, "indices", 2);
   at::checkScalarTypes("embedding_backward", indices_arg, {at::kLong, at::kInt});
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(grad_output.scalar_type()),

@@ -7,7 +7,6 @@
 // mode, else empty; all in the index dtype. Checks are ATen's.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
@@ -49,7 +48,6 @@ Bags bags(const at::Tensor& weight, const at::Tensor& indices_in, const at::Tens
   }
   // Mixed int/long indices and offsets are promoted to long, as ATen does.
   const bool mixed = indices_in.scalar_type() != offsets_in.scalar_type();
-  c10::DeviceGuard guard(weight.device());
   const at::Tensor indices = (mixed ? indices_in.to(at::kLong) : indices_in).contiguous();
   const at::Tensor offsets = (mixed ? offsets_in.to(at::kLong) : offsets_in).contiguous();
   const at::Tensor w = weight.contiguous();
@@ -115,7 +113,6 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "\"embedding_renorm_\" not implemented for '",
                               self.scalar_type(), "' on tpu");
   if (indices.numel() == 0 || self.numel() == 0) return self;
-  c10::DeviceGuard guard(self.device());
   at::Tensor w = self.is_contiguous() ? self : self.contiguous();
   const at::Tensor idx = indices.contiguous();
   const kernels::DType t = device_dtype(w.scalar_type(), name);

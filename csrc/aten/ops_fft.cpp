@@ -12,7 +12,6 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
-#include <c10/core/DeviceGuard.h>
 #include <c10/core/WrapDimMinimal.h>
 
 #include <algorithm>
@@ -101,7 +100,6 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble,
                               "\"_fft_r2c\" not implemented for '", self.scalar_type(), "' on tpu");
   const std::vector<int64_t> dims = wrapped(dim, self.dim(), name);
-  c10::DeviceGuard guard(self.device());
   double n = 1;
   for (int64_t d : dims) n *= static_cast<double>(self.size(d));
   const double scale = norm_scale(normalization, n);
@@ -118,7 +116,6 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   const char* name = "_fft_c2c";
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == at::kComplexFloat || self.scalar_type() == at::kComplexDouble,
                               "\"_fft_c2c\" not implemented for '", self.scalar_type(), "' on tpu");
-  c10::DeviceGuard guard(self.device());
   if (dim.empty()) return self.clone();
   at::Tensor x = self.contiguous();
   if (x.is_alias_of(self)) x = x.clone();  // never transform the input itself
@@ -138,7 +135,6 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
                               "\"_fft_c2r\" not implemented for '", self.scalar_type(), "' on tpu");
   TORCH_CHECK(last_dim_size >= 1, name, ": invalid number of data points (", last_dim_size, ") specified");
   const std::vector<int64_t> dims = wrapped(dim, self.dim(), name);
-  c10::DeviceGuard guard(self.device());
   const int64_t last = dims.back();
   double n = static_cast<double>(last_dim_size);
   for (size_t i = 0; i + 1 < dims.size(); ++i) n *= static_cast<double>(self.size(dims[i]));

@@ -8,7 +8,6 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/index_select.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "generated/aten_ops.h"
 
@@ -16,7 +15,6 @@ namespace torch_tpu::aten {
 
 at::Tensor flip(const at::Tensor& self, at::IntArrayRef dims) {
   const auto flipped = at::dim_list_to_bitset(dims, self.dim());  // wraps and rejects repeats, as CPU
-  c10::DeviceGuard guard(self.device());
   at::Tensor out = at::empty_like(self, at::MemoryFormat::Preserve);
   if (self.numel() == 0) return out;
   at::Tensor r = self;

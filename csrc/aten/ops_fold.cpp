@@ -6,7 +6,6 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/native/im2col_shape_check.h>
 #include <ATen/ops/empty.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
@@ -26,7 +25,6 @@ at::Tensor col2im(const at::Tensor& self, at::IntArrayRef output_size, at::IntAr
   const kernels::DType t = device_dtype(self.scalar_type(), "col2im");
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::conv_supports(t), "\"col2im\" not implemented for '", self.scalar_type(),
                               "' on tpu");
-  c10::DeviceGuard guard(self.device());
   const bool batched = self.dim() == 3;
   const at::Tensor col = batched ? self.contiguous() : self.unsqueeze(0).contiguous();
   const int64_t K = kernel_size[0] * kernel_size[1];
@@ -64,7 +62,6 @@ at::Tensor im2col(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntAr
   at::native::im2col_shape_check(self, at::Tensor(), kernel_size[0], kernel_size[1], dilation[0], dilation[1],
                                  padding[0], padding[1], stride[0], stride[1]);
   const kernels::DType t = device_dtype(self.scalar_type(), "im2col");
-  c10::DeviceGuard guard(self.device());
   const bool batched = self.dim() == 4;
   const at::Tensor image = batched ? self.contiguous() : self.unsqueeze(0).contiguous();
   kernels::ConvDesc d;

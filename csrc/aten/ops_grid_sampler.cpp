@@ -5,7 +5,6 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/native/GridSamplerUtils.h>
 #include <ATen/ops/empty.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/launch.h"
 #include "generated/aten_ops.h"
@@ -27,7 +26,6 @@ at::Tensor grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid, int6
   const kernels::DType t = device_dtype(input.scalar_type(), "grid_sampler_2d");
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::grid_sample_supports(t), "\"grid_sampler_2d\" not implemented for '",
                               input.scalar_type(), "' on tpu");
-  c10::DeviceGuard guard(input.device());
   const at::Tensor x = input.contiguous(), g = grid.contiguous();
   kernels::GridSampleDesc d;
   d.dtype = t;

@@ -14,7 +14,6 @@
 #include <ATen/ops/index.h>
 #include <ATen/ops/index_put.h>
 #include <ATen/ops/sum.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <array>
 #include <cstring>
@@ -58,7 +57,6 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
     TORCH_CHECK(out.dim() <= 1, "result.dim() (", out.dim(), ") must one or zero for given self.dim() (", self.dim(),
                 ")");
   }
-  c10::DeviceGuard guard(out.device());
   kernels::TensorDesc o = describe_nd(out, "index_select", 1);
   kernels::TensorDesc s = describe_nd(self, "index_select", 1);
   kernels::TensorDesc i = describe_nd(index, "index_select", 1);
@@ -121,7 +119,6 @@ void masked_fill_impl(at::Tensor& self, const at::Tensor& mask, const at::Scalar
 }  // namespace
 
 at::Tensor& masked_fill__Scalar(at::Tensor& self, const at::Tensor& mask, const at::Scalar& value) {
-  c10::DeviceGuard guard(self.device());
   masked_fill_impl(self, mask, value);
   return self;
 }
@@ -130,7 +127,6 @@ at::Tensor& masked_fill__Tensor(at::Tensor& self, const at::Tensor& mask, const 
   TORCH_CHECK(value.dim() == 0,
               "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
               " dimension(s).");
-  c10::DeviceGuard guard(self.device());
   // As CPU (and CUDA): the value is read on the host (item() on a tpu value
   // is a counted synchronisation), then converted with overflow checks.
   masked_fill_impl(self, mask, value.item());
@@ -148,7 +144,6 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
   TORCH_CHECK(self.device() == out.device(), "expected self and out to be on the same device, but got out on ",
               out.device(), " and self on ", self.device());
   TORCH_CHECK(self.dim() <= 32, "nonzero is not supported for tensor with more than ", 32, " dimensions");
-  c10::DeviceGuard guard(self.device());
   const c10::DeviceIndex dev = self.device().index();
   int64_t count = 0;
   if (self.numel() > 0) {
@@ -194,7 +189,6 @@ at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at
   at::assert_no_internal_overlap(out);
   at::assert_no_overlap(out, self);
   at::assert_no_overlap(out, mask);
-  c10::DeviceGuard guard(self.device());
   const at::Tensor mask_1d = mask.dim() == 0 ? mask.unsqueeze(0) : mask;
   const at::Tensor self_1d = self.dim() == 0 ? self.unsqueeze(0) : self;
   auto [mask_b, self_b] = at::expand_outplace(mask_1d, self_1d);
@@ -228,7 +222,6 @@ at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::
     TORCH_WARN("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
                "please use a mask with dtype torch.bool instead.");
   }
-  c10::DeviceGuard guard(self.device());
   const at::Tensor m = b_mask->scalar_type() == at::ScalarType::Bool ? *b_mask : b_mask->to(at::kBool);
   const int64_t n = m.sum().item<int64_t>();
   TORCH_CHECK(source.numel() >= n, "Number of elements of source < number of ones in mask");

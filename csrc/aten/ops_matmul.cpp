@@ -2,33 +2,21 @@
 // out=), all through the device GEMM (kernels/gemm.h).
 //
 // ATen's CPU implementations (addmm_impl_cpu_, bmm_out_cpu) call CPU BLAS, so
-// these are direct routes. ATen's structured meta() functions are
-// device-generic: they check shapes and dtypes with PyTorch's messages and
-// compute (or resize) the output, through the same output wrappers the stub
-// route uses (structured_wrappers.h). What follows meta() mirrors the CPU
-// impl: addmm expands self to the result's shape; beta == 0 ignores self (NaN
+// these are direct routes with structured impls: the generated wrappers run
+// ATen's device-generic structured meta(), which checks shapes and dtypes
+// with PyTorch's messages and computes (or resizes) the output, and set the
+// device checks and guard. What follows meta() mirrors the CPU impl: addmm expands self to the result's shape; beta == 0 ignores self (NaN
 // included); k == 0 gives beta * self. The GEMM reads any strides (transposed
 // or sliced views need no copies) and takes self as a separate operand, so the
 // bias of nn.Linear is never materialised into the output first.
 #include <ATen/ExpandUtils.h>
-#include <ATen/ops/addmm_meta.h>
-#include <ATen/ops/baddbmm_meta.h>
-#include <ATen/ops/bmm_meta.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/mm_meta.h>
-#include <c10/core/DeviceGuard.h>
-#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "aten/matmul_launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 
 namespace torch_tpu::aten {
 namespace {
-
-using structured::Functional;
-using structured::Inplace;
-using structured::Out;
 
 // --- mm -----------------------------------------------------------------------
 
@@ -72,107 +60,22 @@ void baddbmm_impl(const at::Tensor& batch1, const at::Tensor& batch2, const at::
 
 }  // namespace
 
-at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
-  matmul::check_devices("mm", {{self, "self"}, {mat2, "mat2"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Functional<at::meta::structured_mm> op;
-  op.meta(self, mat2);
-  mm_impl(self, mat2, op.output(0));
-  return std::move(op.outputs_[0]);
+void mm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
+  mm_impl(self, mat2, out);
 }
 
-at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
-  matmul::check_devices("mm_out", {{self, "self"}, {mat2, "mat2"}, {out, "out"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Out<at::meta::structured_mm> op(out);
-  op.meta(self, mat2);
-  mm_impl(self, mat2, op.output(0));
-  op.finish();
-  return out;
+void addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+               const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
+  addmm_impl(self, mat1, mat2, beta, alpha, out);
 }
 
-at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
-                 const at::Scalar& beta, const at::Scalar& alpha) {
-  matmul::check_devices("addmm", {{self, "self"}, {mat1, "mat1"}, {mat2, "mat2"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Functional<at::meta::structured_addmm> op;
-  op.meta(self, mat1, mat2, beta, alpha);
-  addmm_impl(self, mat1, mat2, beta, alpha, op.output(0));
-  return std::move(op.outputs_[0]);
+void bmm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
+  bmm_impl(self, mat2, out);
 }
 
-at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
-                      const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
-  matmul::check_devices("addmm_out", {{self, "self"}, {mat1, "mat1"}, {mat2, "mat2"}, {out, "out"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Out<at::meta::structured_addmm> op(out);
-  op.meta(self, mat1, mat2, beta, alpha);
-  addmm_impl(self, mat1, mat2, beta, alpha, op.output(0));
-  op.finish();
-  return out;
-}
-
-at::Tensor& addmm_(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
-                   const at::Scalar& beta, const at::Scalar& alpha) {
-  matmul::check_devices("addmm_", {{self, "self"}, {mat1, "mat1"}, {mat2, "mat2"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Inplace<at::meta::structured_addmm> op(self);
-  op.meta(self, mat1, mat2, beta, alpha);
-  addmm_impl(self, mat1, mat2, beta, alpha, op.output(0));
-  op.finish();
-  return self;
-}
-
-at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
-  matmul::check_devices("bmm", {{self, "self"}, {mat2, "mat2"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Functional<at::meta::structured_bmm> op;
-  op.meta(self, mat2);
-  bmm_impl(self, mat2, op.output(0));
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
-  matmul::check_devices("bmm_out", {{self, "self"}, {mat2, "mat2"}, {out, "out"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Out<at::meta::structured_bmm> op(out);
-  op.meta(self, mat2);
-  bmm_impl(self, mat2, op.output(0));
-  op.finish();
-  return out;
-}
-
-at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
-                   const at::Scalar& beta, const at::Scalar& alpha) {
-  matmul::check_devices("baddbmm", {{self, "self"}, {batch1, "batch1"}, {batch2, "batch2"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Functional<at::meta::structured_baddbmm> op;
-  op.meta(self, batch1, batch2, beta, alpha);
-  baddbmm_impl(batch1, batch2, beta, alpha, op.output(0));
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
-                        const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
-  matmul::check_devices("baddbmm_out",
-                        {{self, "self"}, {batch1, "batch1"}, {batch2, "batch2"}, {out, "out"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Out<at::meta::structured_baddbmm> op(out);
-  op.meta(self, batch1, batch2, beta, alpha);
-  baddbmm_impl(batch1, batch2, beta, alpha, op.output(0));
-  op.finish();
-  return out;
-}
-
-at::Tensor& baddbmm_(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
-                     const at::Scalar& beta, const at::Scalar& alpha) {
-  matmul::check_devices("baddbmm_", {{self, "self"}, {batch1, "batch1"}, {batch2, "batch2"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  Inplace<at::meta::structured_baddbmm> op(self);
-  op.meta(self, batch1, batch2, beta, alpha);
-  baddbmm_impl(batch1, batch2, beta, alpha, op.output(0));
-  op.finish();
-  return self;
+void baddbmm_out(const at::Tensor& /*self*/, const at::Tensor& batch1, const at::Tensor& batch2,
+                 const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
+  baddbmm_impl(batch1, batch2, beta, alpha, out);
 }
 
 }  // namespace torch_tpu::aten

@@ -2,15 +2,12 @@
 // dtypes), through the device GEMM's matrix-vector path (kernels/gemv.cpp).
 // CPU's implementations call CPU BLAS: direct routes with CPU's checks.
 #include <ATen/ExpandUtils.h>
-#include <ATen/ops/addmv_meta.h>
 #include <ATen/ops/dot.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/scalar_tensor.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/matmul_launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 
 namespace torch_tpu::aten {
@@ -49,41 +46,12 @@ void dot_check(const at::Tensor& self, const at::Tensor& other) {
 
 }  // namespace
 
-at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
-                 const at::Scalar& beta, const at::Scalar& alpha) {
-  matmul::check_devices("addmv", {{self, "self"}, {mat, "mat"}, {vec, "vec"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  structured::Functional<at::meta::structured_addmv> op;
-  op.meta(self, mat, vec, beta, alpha);
-  addmv_impl(self, mat, vec, beta, alpha, op.output(0));
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
-                      const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
-  matmul::check_devices("addmv_out", {{self, "self"}, {mat, "mat"}, {vec, "vec"}, {out, "out"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  structured::Out<at::meta::structured_addmv> op(out);
-  op.meta(self, mat, vec, beta, alpha);
-  addmv_impl(self, mat, vec, beta, alpha, op.output(0));
-  op.finish();
-  return out;
-}
-
-at::Tensor& addmv_(at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
-                   const at::Scalar& beta, const at::Scalar& alpha) {
-  matmul::check_devices("addmv_", {{self, "self"}, {mat, "mat"}, {vec, "vec"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
-  structured::Inplace<at::meta::structured_addmv> op(self);
-  op.meta(self, mat, vec, beta, alpha);
-  addmv_impl(self, mat, vec, beta, alpha, op.output(0));
-  op.finish();
-  return self;
+void addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const at::Scalar& beta,
+               const at::Scalar& alpha, const at::Tensor& out) {
+  addmv_impl(self, mat, vec, beta, alpha, out);
 }
 
 at::Tensor dot(const at::Tensor& self, const at::Tensor& tensor) {
-  matmul::check_devices("dot", {{self, "self"}, {tensor, "tensor"}});
-  const c10::OptionalDeviceGuard guard(at::device_of(self));
   dot_check(self, tensor);
   at::Tensor result = at::empty({}, self.options());
   matmul::run_gemm("dot", result.view({1, 1}), self.unsqueeze(0), tensor.unsqueeze(1), nullptr, 1,

@@ -10,7 +10,6 @@
 #include <ATen/native/cpu/mixed_data_type.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/optional_tensor.h"
 #include "aten/launch.h"
@@ -66,7 +65,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> forward(const at::Tensor& input, 
   }
   TORCH_CHECK(training || (running_mean.defined() && running_var.defined()), name,
               ": running_mean and running_var must be defined in evaluation mode");
-  c10::DeviceGuard guard(input.device());
   const at::Tensor x = input.contiguous();
   const at::Tensor w = weight.defined() ? weight.contiguous() : weight;
   const at::Tensor b = bias.defined() ? bias.contiguous() : bias;
@@ -165,7 +163,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward(
   TORCH_CHECK(mean.numel() == input.size(1) && second.numel() == input.size(1), name,
               ": expected statistics of ", input.size(1), " elements");
   TORCH_CHECK(mean.scalar_type() == second.scalar_type(), name, ": statistics must have one dtype");
-  c10::DeviceGuard guard(input.device());
   const at::Tensor x = input.contiguous();
   const at::Tensor dy = grad_out.contiguous();
   const at::Tensor w = weight.defined() ? weight.contiguous() : weight;

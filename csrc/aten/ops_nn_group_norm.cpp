@@ -14,7 +14,6 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <cmath>
 
@@ -70,7 +69,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm(const at::Tenso
   TORCH_CHECK(X.is_contiguous(format), "Expected X.is_contiguous(memory_format) to be true, but got false.");
   TORCH_CHECK(X.numel() == N * C * HxW, name, ": X has ", X.numel(), " elements, expected N * C * HxW = ",
               N * C * HxW);
-  c10::DeviceGuard guard(X.device());
   const auto stat_options = X.options().dtype(at::native::param_scalar_type(X, mixed));
   at::Tensor Y = at::empty_like(X, format);
   if (X.numel() == 0) {
@@ -119,7 +117,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward(
     TORCH_CHECK(!t->defined() || t->device() == X.device(), name, ": expected all tensors on ", X.device(),
                 ", got ", t->device());
   }
-  c10::DeviceGuard guard(X.device());
   const at::MemoryFormat format = X.suggest_memory_format();
   const auto dparam_options = gamma.defined() ? gamma.options() : X.options();
   at::Tensor dX = mask[0] ? at::empty_like(X, format) : at::Tensor();

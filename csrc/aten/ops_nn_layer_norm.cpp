@@ -8,7 +8,6 @@
 #include <ATen/native/layer_norm.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/optional_tensor.h"
 #include "aten/launch.h"
@@ -48,7 +47,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(
   const at::Tensor X = input.contiguous();
   const at::Tensor gamma = weight.defined() ? weight.contiguous() : weight;
   const at::Tensor beta = bias.defined() ? bias.contiguous() : bias;
-  c10::DeviceGuard guard(input.device());
   at::Tensor Y = at::empty(X.sizes(), X.options());
   const at::ScalarType stat = at::native::param_scalar_type(input, mixed);
   at::Tensor mean = at::empty({M}, X.options().dtype(stat));
@@ -100,7 +98,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
   const at::Tensor rs = rstd.contiguous();
   const at::Tensor gamma = weight.defined() ? weight.contiguous() : weight;
   const at::Tensor beta = bias.defined() ? bias.contiguous() : bias;
-  c10::DeviceGuard guard(input.device());
 
   // Parameter gradients have the parameters' dtype (beta's shape is gamma's).
   const at::Tensor& param = gamma.defined() ? gamma : beta;

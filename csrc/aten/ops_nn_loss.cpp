@@ -1,18 +1,14 @@
 // nll_loss_forward / nll_loss_backward (direct route: ATen's CPU kernels are
-// CPU-only). ATen's structured meta() checks shapes and allocates outputs
-// as on CPU; the kernels read the target on the device, so an out-of-range
+// CPU-only). The generated wrappers run ATen's structured meta(), which
+// checks shapes and allocates outputs as on CPU; the kernels read the target on the device, so an out-of-range
 // class is reported by the stream (at the next sync), as on CUDA.
 #include <ATen/core/Tensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/nll_loss_backward_meta.h>
-#include <ATen/ops/nll_loss_forward_meta.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/optional_tensor.h"
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/nn.h"
 
@@ -31,10 +27,6 @@ Common prepare(const at::Tensor& self, const at::Tensor& target, const at::Tenso
               "expected scalar type Long but found ", target.scalar_type());
   TORCH_CHECK(!weight.defined() || weight.scalar_type() == self.scalar_type(),
               "expected scalar type ", self.scalar_type(), " but found ", weight.scalar_type());
-  for (const at::Tensor* t : {&target, &weight}) {
-    TORCH_CHECK(!t->defined() || t->device() == self.device(), name,
-                ": expected all tensors on ", self.device(), ", got ", t->device());
-  }
   Common c;
   c.input = self.contiguous();
   c.target = target.contiguous();
@@ -59,7 +51,6 @@ void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Te
                   const at::Tensor& total_weight) {
   const char* name = "nll_loss_forward";
   Common c = prepare(self, target, weight, name);
-  c10::DeviceGuard guard(self.device());
   if (reduction == 0 && output.numel() == 0 && self.dim() >= 2) {
     // Nothing to compute; total_weight is left as is (CPU does the same).
     return;
@@ -97,7 +88,6 @@ void backward_impl(const at::Tensor& grad_output, const at::Tensor& self, const 
                                                               : total_weight.scalar_type());
   TORCH_CHECK(grad_output.device() == self.device() && total_weight.device() == self.device(),
               name, ": expected all tensors on ", self.device());
-  c10::DeviceGuard guard(self.device());
   const at::Tensor go = grad_output.contiguous();
   const at::Tensor tw = total_weight.contiguous();
   into_contiguous(grad_input, [&](const at::Tensor& gi) {
@@ -124,53 +114,17 @@ void backward_impl(const at::Tensor& grad_output, const at::Tensor& self, const 
 
 }  // namespace
 
-std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self, const at::Tensor& target,
-                                                    const std::optional<at::Tensor>& weight,
-                                                    int64_t reduction, int64_t ignore_index) {
-  const at::Tensor& w = value_or_undefined(weight);
-  structured::Functional<at::meta::structured_nll_loss_forward, 2> op;
-  op.meta(self, target, at::OptionalTensorRef(w), reduction, ignore_index);
-  forward_impl(self, target, w, reduction, ignore_index, op.output(0), op.output(1));
-  return {std::move(op.outputs_[0]), std::move(op.outputs_[1])};
+void nll_loss_forward_out(const at::Tensor& self, const at::Tensor& target, at::OptionalTensorRef weight,
+                          int64_t reduction, int64_t ignore_index, const at::Tensor& output,
+                          const at::Tensor& total_weight) {
+  forward_impl(self, target, weight.getTensorRef(), reduction, ignore_index, output, total_weight);
 }
 
-std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_output(
-    const at::Tensor& self, const at::Tensor& target, const std::optional<at::Tensor>& weight,
-    int64_t reduction, int64_t ignore_index, at::Tensor& output, at::Tensor& total_weight) {
-  const at::Tensor& w = value_or_undefined(weight);
-  structured::Out<at::meta::structured_nll_loss_forward, 2> op(output, total_weight);
-  op.meta(self, target, at::OptionalTensorRef(w), reduction, ignore_index);
-  forward_impl(self, target, w, reduction, ignore_index, op.output(0), op.output(1));
-  op.finish();
-  return {output, total_weight};
-}
-
-at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                             const at::Tensor& target, const std::optional<at::Tensor>& weight,
-                             int64_t reduction, int64_t ignore_index,
-                             const at::Tensor& total_weight) {
-  const at::Tensor& w = value_or_undefined(weight);
-  structured::Functional<at::meta::structured_nll_loss_backward> op;
-  op.meta(grad_output, self, target, at::OptionalTensorRef(w), reduction, ignore_index,
-          total_weight);
-  backward_impl(grad_output, self, target, w, reduction, ignore_index, total_weight,
-                op.output(0));
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& nll_loss_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
-                                         const at::Tensor& target,
-                                         const std::optional<at::Tensor>& weight, int64_t reduction,
-                                         int64_t ignore_index, const at::Tensor& total_weight,
-                                         at::Tensor& grad_input) {
-  const at::Tensor& w = value_or_undefined(weight);
-  structured::Out<at::meta::structured_nll_loss_backward> op(grad_input);
-  op.meta(grad_output, self, target, at::OptionalTensorRef(w), reduction, ignore_index,
-          total_weight);
-  backward_impl(grad_output, self, target, w, reduction, ignore_index, total_weight,
-                op.output(0));
-  op.finish();
-  return grad_input;
+void nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                           at::OptionalTensorRef weight, int64_t reduction, int64_t ignore_index,
+                           const at::Tensor& total_weight, const at::Tensor& grad_input) {
+  backward_impl(grad_output, self, target, weight.getTensorRef(), reduction, ignore_index, total_weight,
+                grad_input);
 }
 
 // ---- nll_loss2d: [N, C, H, W] input, [N, H, W] target (no structured meta
@@ -214,7 +168,6 @@ std::tuple<at::Tensor, at::Tensor> nll_loss2d_forward(const at::Tensor& self, co
                                                       int64_t reduction, int64_t ignore_index) {
   const at::Tensor& w = value_or_undefined(weight);
   check_inputs_2d(self, target, w);
-  c10::DeviceGuard guard(self.device());
   at::Tensor output = at::empty(output_shape_2d(self, reduction), self.options());
   at::Tensor total_weight = at::empty({}, self.options());
   forward_impl(self, target, w, reduction, ignore_index, output, total_weight);
@@ -247,7 +200,6 @@ at::Tensor nll_loss2d_backward(const at::Tensor& grad_output, const at::Tensor& 
                                const at::Tensor& target, const std::optional<at::Tensor>& weight,
                                int64_t reduction, int64_t ignore_index,
                                const at::Tensor& total_weight) {
-  c10::DeviceGuard guard(self.device());
   at::Tensor grad_input = at::empty(self.sizes(), self.options());
   nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index,
                                  total_weight, grad_input);

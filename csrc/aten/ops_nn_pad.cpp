@@ -1,25 +1,15 @@
 // Reflection and replication padding, 1d-3d, and their backwards (direct
 // route: ATen's CPU implementations call their kernels with a hard-coded CPU
-// device). The structured ones reuse ATen's meta() for checks, output size
-// and layout; reflection_pad2d(_backward) and replication_pad2d/3d_backward
+// device). The structured ones are structured impls: the generated wrappers run
+// ATen's meta() for checks, output size and layout; reflection_pad2d(_backward) and replication_pad2d/3d_backward
 // are not structured: their checks are ATen's CPU templates'.
 // kernels/pad.h moves the elements.
 #include <ATen/core/Tensor.h>
 #include <ATen/native/Padding.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/reflection_pad1d_backward_meta.h>
-#include <ATen/ops/reflection_pad1d_meta.h>
-#include <ATen/ops/reflection_pad3d_backward_meta.h>
-#include <ATen/ops/reflection_pad3d_meta.h>
-#include <ATen/ops/replication_pad1d_backward_meta.h>
-#include <ATen/ops/replication_pad1d_meta.h>
-#include <ATen/ops/replication_pad2d_meta.h>
-#include <ATen/ops/replication_pad3d_meta.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/pad.h"
 
@@ -48,7 +38,6 @@ kernels::PadDesc pad_desc(PadMode mode, const at::Tensor& small, const at::Tenso
 }
 
 void forward(const kernels::PadDesc& d, const at::Tensor& self, const at::Tensor& out, const char* name) {
-  c10::DeviceGuard guard(self.device());
   const at::Tensor x = self.contiguous();
   into_contiguous(out, [&](const at::Tensor& o) {
     if (o.numel() == 0 || d.planes == 0) return;
@@ -61,7 +50,6 @@ void backward(const kernels::PadDesc& d, const at::Tensor& grad_output, const at
               const char* name) {
   TORCH_CHECK(at::isFloatingType(grad_output.scalar_type()), "\"", name, "\" not implemented for '",
               grad_output.scalar_type(), "' on tpu");
-  c10::DeviceGuard guard(grad_output.device());
   const at::Tensor g = grad_output.contiguous();
   into_contiguous(grad_input, [&](const at::Tensor& gi) {
     if (gi.numel() == 0) return;
@@ -75,8 +63,6 @@ void backward(const kernels::PadDesc& d, const at::Tensor& grad_output, const at
 }
 
 void check_same(const at::Tensor& self, const at::Tensor& grad_output, const char* name) {
-  TORCH_CHECK(grad_output.device() == self.device(), name, ": expected all tensors on ", self.device(), ", got ",
-              grad_output.device());
   TORCH_CHECK(grad_output.scalar_type() == self.scalar_type(), name, ": expected grad_output of dtype ",
               self.scalar_type(), ", got ", grad_output.scalar_type());
 }
@@ -106,48 +92,27 @@ at::Tensor plain_backward(PadMode mode, const at::Tensor& grad_output, const at:
   const std::vector<int64_t> shape = padded_shape(self, padding, dims, mode == PadMode::kReflect, name);
   TORCH_CHECK(grad_output.sizes() == at::IntArrayRef(shape), name, ": expected grad_output of size ",
               at::IntArrayRef(shape), ", got ", grad_output.sizes());
-  c10::DeviceGuard guard(self.device());
   at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
   backward(pad_desc(mode, self, grad_output, dims, padding, name), grad_output, grad_input, name);
   return grad_input;
 }
 
-template <class Meta>
-at::Tensor structured_forward(PadMode mode, const at::Tensor& self, at::IntArrayRef padding, int dims,
-                              const char* name) {
-  structured::Functional<Meta, 1> op;
-  op.meta(self, padding);
-  forward(pad_desc(mode, self, op.output(0), dims, padding, name), self, op.output(0), name);
-  return std::move(op.outputs_[0]);
-}
-
-template <class Meta>
-at::Tensor structured_backward(PadMode mode, const at::Tensor& grad_output, const at::Tensor& self,
-                               at::IntArrayRef padding, int dims, const char* name) {
-  check_same(self, grad_output, name);
-  structured::Functional<Meta, 1> op;
-  op.meta(grad_output, self, padding);
-  backward(pad_desc(mode, self, grad_output, dims, padding, name), grad_output, op.output(0), name);
-  return std::move(op.outputs_[0]);
-}
-
 }  // namespace
 
-at::Tensor reflection_pad1d(const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_forward<at::meta::structured_reflection_pad1d>(PadMode::kReflect, self, padding, 1,
-                                                                   "reflection_pad1d");
+void reflection_pad1d_out(const at::Tensor& self, at::IntArrayRef padding, const at::Tensor& out) {
+  forward(pad_desc(PadMode::kReflect, self, out, 1, padding, "reflection_pad1d"), self, out, "reflection_pad1d");
 }
 
-at::Tensor reflection_pad1d_backward(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_backward<at::meta::structured_reflection_pad1d_backward>(
-      PadMode::kReflect, grad_output, self, padding, 1, "reflection_pad1d_backward");
+void reflection_pad1d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef padding,
+                                   const at::Tensor& grad_input) {
+  check_same(self, grad_output, "reflection_pad1d_backward");
+  backward(pad_desc(PadMode::kReflect, self, grad_output, 1, padding, "reflection_pad1d_backward"), grad_output, grad_input, "reflection_pad1d_backward");
 }
 
 at::Tensor reflection_pad2d(const at::Tensor& self, at::IntArrayRef padding) {
   const char* name = "reflection_pad2d";
   at::native::padding::check_valid_input<2>(self, padding);
   const std::vector<int64_t> shape = padded_shape(self, padding, 2, true, name);
-  c10::DeviceGuard guard(self.device());
   at::Tensor out = at::empty(shape, self.options().memory_format(self.suggest_memory_format()));
   forward(pad_desc(PadMode::kReflect, self, out, 2, padding, name), self, out, name);
   return out;
@@ -157,30 +122,28 @@ at::Tensor reflection_pad2d_backward(const at::Tensor& grad_output, const at::Te
   return plain_backward(PadMode::kReflect, grad_output, self, padding, 2, "reflection_pad2d_backward");
 }
 
-at::Tensor reflection_pad3d(const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_forward<at::meta::structured_reflection_pad3d>(PadMode::kReflect, self, padding, 3,
-                                                                   "reflection_pad3d");
+void reflection_pad3d_out(const at::Tensor& self, at::IntArrayRef padding, const at::Tensor& out) {
+  forward(pad_desc(PadMode::kReflect, self, out, 3, padding, "reflection_pad3d"), self, out, "reflection_pad3d");
 }
 
-at::Tensor reflection_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_backward<at::meta::structured_reflection_pad3d_backward>(
-      PadMode::kReflect, grad_output, self, padding, 3, "reflection_pad3d_backward");
+void reflection_pad3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef padding,
+                                   const at::Tensor& grad_input) {
+  check_same(self, grad_output, "reflection_pad3d_backward");
+  backward(pad_desc(PadMode::kReflect, self, grad_output, 3, padding, "reflection_pad3d_backward"), grad_output, grad_input, "reflection_pad3d_backward");
 }
 
-at::Tensor replication_pad1d(const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_forward<at::meta::structured_replication_pad1d>(PadMode::kReplicate, self, padding, 1,
-                                                                    "replication_pad1d");
+void replication_pad1d_out(const at::Tensor& self, at::IntArrayRef padding, const at::Tensor& out) {
+  forward(pad_desc(PadMode::kReplicate, self, out, 1, padding, "replication_pad1d"), self, out, "replication_pad1d");
 }
 
-at::Tensor replication_pad1d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                      at::IntArrayRef padding) {
-  return structured_backward<at::meta::structured_replication_pad1d_backward>(
-      PadMode::kReplicate, grad_output, self, padding, 1, "replication_pad1d_backward");
+void replication_pad1d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef padding,
+                                    const at::Tensor& grad_input) {
+  check_same(self, grad_output, "replication_pad1d_backward");
+  backward(pad_desc(PadMode::kReplicate, self, grad_output, 1, padding, "replication_pad1d_backward"), grad_output, grad_input, "replication_pad1d_backward");
 }
 
-at::Tensor replication_pad2d(const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_forward<at::meta::structured_replication_pad2d>(PadMode::kReplicate, self, padding, 2,
-                                                                    "replication_pad2d");
+void replication_pad2d_out(const at::Tensor& self, at::IntArrayRef padding, const at::Tensor& out) {
+  forward(pad_desc(PadMode::kReplicate, self, out, 2, padding, "replication_pad2d"), self, out, "replication_pad2d");
 }
 
 at::Tensor replication_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
@@ -188,9 +151,8 @@ at::Tensor replication_pad2d_backward(const at::Tensor& grad_output, const at::T
   return plain_backward(PadMode::kReplicate, grad_output, self, padding, 2, "replication_pad2d_backward");
 }
 
-at::Tensor replication_pad3d(const at::Tensor& self, at::IntArrayRef padding) {
-  return structured_forward<at::meta::structured_replication_pad3d>(PadMode::kReplicate, self, padding, 3,
-                                                                    "replication_pad3d");
+void replication_pad3d_out(const at::Tensor& self, at::IntArrayRef padding, const at::Tensor& out) {
+  forward(pad_desc(PadMode::kReplicate, self, out, 3, padding, "replication_pad3d"), self, out, "replication_pad3d");
 }
 
 at::Tensor replication_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,

@@ -1,25 +1,17 @@
 // Pooling, 2d and 3d (direct route: ATen's CPU kernels are CPU-only). The
 // structured ops (max_pool2d_with_indices, avg_pool2d/3d and their
-// backwards) reuse ATen's meta(): argument checks, output sizes (ceil_mode)
+// backwards) are structured impls: the generated wrappers run ATen's meta(): argument checks, output sizes (ceil_mode)
 // and output layout (channels-last kept, as CPU) come from the one place CPU
 // and CUDA take them. max_pool3d_with_indices and the adaptive pools are not
 // structured: their checks are ATen's CPU templates' (Pool.h's
 // pool3d_shape_check, adaptive_avg_pool*_out_cpu_template). kernels/nn.h does the arithmetic
 // on contiguous planes.
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/avg_pool2d_backward_meta.h>
-#include <ATen/ops/avg_pool2d_meta.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
-#include <ATen/ops/max_pool2d_with_indices_meta.h>
-#include <ATen/ops/avg_pool3d_backward_meta.h>
-#include <ATen/ops/avg_pool3d_meta.h>
 #include <ATen/native/Pool.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/nn.h"
 
@@ -59,13 +51,8 @@ void set_window(kernels::PoolDesc& d, int dims, at::IntArrayRef kernel, at::IntA
   }
 }
 
-void check_device(const at::Tensor& ref, const at::Tensor& t, const char* name) {
-  TORCH_CHECK(t.device() == ref.device(), name, ": expected all tensors on ", ref.device(), ", got ", t.device());
-}
-
 void run_forward(const kernels::PoolDesc& d, const at::Tensor& x, const at::Tensor& out, const at::Tensor* indices,
                  const char* name) {
-  c10::DeviceGuard guard(x.device());
   const at::Tensor in = x.contiguous();
   into_contiguous(out, [&](const at::Tensor& o) {
     auto body = [&](const at::Tensor* idx) {
@@ -84,7 +71,6 @@ void run_forward(const kernels::PoolDesc& d, const at::Tensor& x, const at::Tens
 
 void run_backward(const kernels::PoolDesc& d, const at::Tensor& grad_output, const at::Tensor* indices,
                   const at::Tensor& grad_input, const char* name) {
-  c10::DeviceGuard guard(grad_output.device());
   const at::Tensor go = grad_output.contiguous();
   const at::Tensor idx = indices ? indices->contiguous() : at::Tensor();
   into_contiguous(grad_input, [&](const at::Tensor& gi) {
@@ -101,61 +87,48 @@ void run_backward(const kernels::PoolDesc& d, const at::Tensor& grad_output, con
 
 }  // namespace
 
-std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& self, at::IntArrayRef kernel_size,
-                                                           at::IntArrayRef stride, at::IntArrayRef padding,
-                                                           at::IntArrayRef dilation, bool ceil_mode) {
+void max_pool2d_with_indices_out(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                 at::IntArrayRef padding, at::IntArrayRef dilation, bool /*ceil_mode*/,
+                                 const at::Tensor& out, const at::Tensor& indices) {
   const char* name = "max_pool2d_with_indices";
-  structured::Functional<at::meta::structured_max_pool2d_with_indices, 2> op;
-  op.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, op.output(0), 2, name);
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, out, 2, name);
   set_window(d, 2, kernel_size, stride, padding, dilation);
-  run_forward(d, self, op.output(0), &op.output(1), name);
-  return {std::move(op.outputs_[0]), std::move(op.outputs_[1])};
+  run_forward(d, self, out, &indices, name);
 }
 
-at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                            at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                            at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
-                                            const at::Tensor& indices) {
+void max_pool2d_with_indices_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                          at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                          at::IntArrayRef padding, at::IntArrayRef dilation, bool /*ceil_mode*/,
+                                          const at::Tensor& indices, const at::Tensor& grad_input) {
   const char* name = "max_pool2d_with_indices_backward";
-  check_device(self, grad_output, name);
-  check_device(self, indices, name);
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": expected int64 indices, got ", indices.scalar_type());
-  structured::Functional<at::meta::structured_max_pool2d_with_indices_backward, 1> op;
-  op.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, grad_output, 2, name);
   set_window(d, 2, kernel_size, stride, padding, dilation);
-  run_backward(d, grad_output, &indices, op.output(0), name);
-  return std::move(op.outputs_[0]);
+  run_backward(d, grad_output, &indices, grad_input, name);
 }
 
-at::Tensor avg_pool2d(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                      at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                      std::optional<int64_t> divisor_override) {
+// ATen's meta() precomputes the window (stride defaulting to the kernel).
+void avg_pool2d_out(const at::Tensor& self, int64_t kH, int64_t kW, int64_t dH, int64_t dW, int64_t padH,
+                    int64_t padW, bool /*ceil_mode*/, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const char* name = "avg_pool2d";
-  structured::Functional<at::meta::structured_avg_pool2d, 1> op;
-  op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, op.output(0), 2, name);
-  set_window(d, 2, kernel_size, stride, padding, {});
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, out, 2, name);
+  set_window(d, 2, {kH, kW}, {dH, dW}, {padH, padW}, {});
   d.count_include_pad = count_include_pad;
   d.divisor_override = divisor_override.value_or(0);
-  run_forward(d, self, op.output(0), nullptr, name);
-  return std::move(op.outputs_[0]);
+  run_forward(d, self, out, nullptr, name);
 }
 
-at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
-                               at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
-                               bool count_include_pad, std::optional<int64_t> divisor_override) {
+void avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
+                             at::IntArrayRef stride, at::IntArrayRef padding, bool /*ceil_mode*/,
+                             bool count_include_pad, std::optional<int64_t> divisor_override,
+                             const at::Tensor& grad_input) {
   const char* name = "avg_pool2d_backward";
-  check_device(self, grad_output, name);
-  structured::Functional<at::meta::structured_avg_pool2d_backward, 1> op;
-  op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, 2, name);
   set_window(d, 2, kernel_size, stride, padding, {});
   d.count_include_pad = count_include_pad;
   d.divisor_override = divisor_override.value_or(0);
-  run_backward(d, grad_output, nullptr, op.output(0), name);
-  return std::move(op.outputs_[0]);
+  run_backward(d, grad_output, nullptr, grad_input, name);
 }
 
 at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
@@ -172,7 +145,6 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_si
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 2);
   shape.push_back(output_size[0]);
   shape.push_back(output_size[1]);
-  c10::DeviceGuard guard(self.device());
   at::Tensor out = at::empty(shape, self.options().memory_format(self.suggest_memory_format()));
   const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, out, 2, name);
   run_forward(d, self, out, nullptr, name);
@@ -181,7 +153,6 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_si
 
 at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   const char* name = "_adaptive_avg_pool2d_backward";
-  check_device(self, grad_output, name);
   TORCH_CHECK(self.dim() == grad_output.dim() && (self.dim() == 3 || self.dim() == 4),
               "adaptive_avg_pool2d_backward(): Expected 3D or 4D grad_output, but got ", grad_output.sizes());
   TORCH_CHECK(self.scalar_type() == grad_output.scalar_type(), "expected dtype ", self.scalar_type(),
@@ -190,7 +161,6 @@ at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at:
     TORCH_CHECK(self.size(i) == grad_output.size(i), name, ": grad_output of size ", grad_output.sizes(),
                 " does not match input of size ", self.sizes());
   }
-  c10::DeviceGuard guard(self.device());
   at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
   const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, grad_output, 2, name);
   run_backward(d, grad_output, nullptr, grad_input, name);
@@ -254,7 +224,6 @@ std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(const at::Tensor& sel
   kernels::PoolDesc d = plane_desc(kernels::PoolKind::kMax, self, self, 3, name);
   set_window(d, 3, kernel_size, stride, padding, dilation);
   const std::vector<int64_t> shape = pool3d_output_shape(self, d, ceil_mode, name);
-  c10::DeviceGuard guard(self.device());
   const auto options = self.options().memory_format(self.suggest_memory_format());
   at::Tensor out = at::empty(shape, options);
   at::Tensor indices = at::empty(shape, options.dtype(at::kLong));
@@ -268,8 +237,6 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
                                             at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
                                             const at::Tensor& indices) {
   const char* name = "max_pool3d_with_indices_backward";
-  check_device(self, grad_output, name);
-  check_device(self, indices, name);
   check_3d_params(kernel_size, stride, padding, dilation);
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": expected int64 indices, got ", indices.scalar_type());
   TORCH_CHECK(grad_output.scalar_type() == self.scalar_type(), name, ": expected grad_output of dtype ",
@@ -280,44 +247,36 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
   TORCH_CHECK(grad_output.sizes() == at::IntArrayRef(shape) && indices.sizes() == at::IntArrayRef(shape), name,
               ": expected grad_output and indices of size ", at::IntArrayRef(shape), ", got ", grad_output.sizes(),
               " and ", indices.sizes());
-  c10::DeviceGuard guard(self.device());
   at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
   run_backward(d, grad_output, &indices, grad_input, name);
   return grad_input;
 }
 
-at::Tensor avg_pool3d(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                      at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                      std::optional<int64_t> divisor_override) {
+void avg_pool3d_out(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                    at::IntArrayRef padding, bool /*ceil_mode*/, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const char* name = "avg_pool3d";
-  structured::Functional<at::meta::structured_avg_pool3d, 1> op;
-  op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, op.output(0), 3, name);
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, out, 3, name);
   set_window(d, 3, kernel_size, stride, padding, {});
   d.count_include_pad = count_include_pad;
   d.divisor_override = divisor_override.value_or(0);
-  run_forward(d, self, op.output(0), nullptr, name);
-  return std::move(op.outputs_[0]);
+  run_forward(d, self, out, nullptr, name);
 }
 
-at::Tensor avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
-                               at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
-                               bool count_include_pad, std::optional<int64_t> divisor_override) {
+void avg_pool3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
+                             at::IntArrayRef stride, at::IntArrayRef padding, bool /*ceil_mode*/,
+                             bool count_include_pad, std::optional<int64_t> divisor_override,
+                             const at::Tensor& grad_input) {
   const char* name = "avg_pool3d_backward";
-  check_device(self, grad_output, name);
-  structured::Functional<at::meta::structured_avg_pool3d_backward, 1> op;
-  op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, 3, name);
   set_window(d, 3, kernel_size, stride, padding, {});
   d.count_include_pad = count_include_pad;
   d.divisor_override = divisor_override.value_or(0);
-  run_backward(d, grad_output, nullptr, op.output(0), name);
-  return std::move(op.outputs_[0]);
+  run_backward(d, grad_output, nullptr, grad_input, name);
 }
 
 at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size) {
   const char* name = "adaptive_avg_pool3d";
-  c10::DeviceGuard guard(self.device());
   at::Tensor out = adaptive_output(self, output_size, 3, name);
   const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, out, 3, name);
   run_forward(d, self, out, nullptr, name);
@@ -326,16 +285,53 @@ at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_si
 
 at::Tensor adaptive_avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   const char* name = "_adaptive_avg_pool3d_backward";
-  check_device(self, grad_output, name);
   TORCH_CHECK(self.dim() == grad_output.dim() && (self.dim() == 4 || self.dim() == 5), name,
               ": expected 4D or 5D grad_output matching the input, got ", grad_output.sizes());
   TORCH_CHECK(self.scalar_type() == grad_output.scalar_type(), "expected dtype ", self.scalar_type(),
               " for `grad_output` but got dtype ", grad_output.scalar_type());
-  c10::DeviceGuard guard(self.device());
   at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
   const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveAvg, self, grad_output, 3, name);
   run_backward(d, grad_output, nullptr, grad_input, name);
   return grad_input;
+}
+
+// Adaptive max pooling (structured impls): ATen's meta() checks the sizes
+// and allocates the values and int64 indices; the windows are adaptive
+// pooling's, the reduction max pooling's (last NaN, else first maximum).
+namespace {
+
+void adaptive_max_forward(const at::Tensor& self, const at::Tensor& out, const at::Tensor& indices, int dims,
+                          const char* name) {
+  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveMax, self, out, dims, name);
+  run_forward(d, self, out, &indices, name);
+}
+
+void adaptive_max_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& indices,
+                           const at::Tensor& grad_input, int dims, const char* name) {
+  const kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAdaptiveMax, self, grad_output, dims, name);
+  run_backward(d, grad_output, &indices, grad_input, name);
+}
+
+}  // namespace
+
+void adaptive_max_pool2d_out(const at::Tensor& self, at::IntArrayRef /*output_size*/, const at::Tensor& out,
+                             const at::Tensor& indices) {
+  adaptive_max_forward(self, out, indices, 2, "adaptive_max_pool2d");
+}
+
+void adaptive_max_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                      const at::Tensor& indices, const at::Tensor& grad_input) {
+  adaptive_max_backward(grad_output, self, indices, grad_input, 2, "adaptive_max_pool2d_backward");
+}
+
+void adaptive_max_pool3d_out(const at::Tensor& self, at::IntArrayRef /*output_size*/, const at::Tensor& out,
+                             const at::Tensor& indices) {
+  adaptive_max_forward(self, out, indices, 3, "adaptive_max_pool3d");
+}
+
+void adaptive_max_pool3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                      const at::Tensor& indices, const at::Tensor& grad_input) {
+  adaptive_max_backward(grad_output, self, indices, grad_input, 3, "adaptive_max_pool3d_backward");
 }
 
 }  // namespace torch_tpu::aten

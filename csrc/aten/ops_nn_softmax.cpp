@@ -1,23 +1,18 @@
 // _softmax / _log_softmax and their backwards (direct route: ATen's CPU
-// implementations call their stubs with kCPU). ATen's structured meta()
-// checks the arguments and allocates (or checks) the outputs exactly as on
-// CPU; these functions then launch kernels::softmax_forward/backward on the
+// implementations call their stubs with kCPU). The generated wrappers run
+// ATen's structured meta(), which checks the arguments and allocates (or
+// checks) the outputs exactly as on CPU, and set the device guard; these
+// structured impls then launch kernels::softmax_forward/backward on the
 // contiguous [outer, dim, inner] view.
 //
 // half_to_float (float16 in, float out) is accepted as CUDA does; CPU
 // rejects it.
 #include <ATen/WrapDimUtils.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/_log_softmax_backward_data_meta.h>
-#include <ATen/ops/_log_softmax_meta.h>
-#include <ATen/ops/_softmax_backward_data_meta.h>
-#include <ATen/ops/_softmax_meta.h>
 #include <ATen/ops/empty.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/nn.h"
 
@@ -46,13 +41,10 @@ void softmax_impl(const at::Tensor& input, int64_t dim, bool half_to_float, cons
                   bool log) {
   const char* name = log ? "_log_softmax" : "_softmax";
   check_half_to_float(input, half_to_float, name);
-  TORCH_CHECK(out.device() == input.device(), name, ": expected output on ", input.device(),
-              ", got ", out.device());
   if (input.numel() == 0) return;
   const int64_t dim_ = at::maybe_wrap_dim(dim, input.dim());
   const at::Tensor x = input.contiguous();
   const Shape3 s = split_at(x, dim_);
-  c10::DeviceGuard guard(input.device());
   into_contiguous(out, [&](const at::Tensor& y) {
     kernels::SoftmaxDesc d;
     d.input = x.const_data_ptr();
@@ -73,14 +65,11 @@ void softmax_backward_impl(const at::Tensor& grad, const at::Tensor& output, int
   TORCH_CHECK(output.scalar_type() == grad.scalar_type(), name,
               ": expected grad_output and output of one dtype, got ", grad.scalar_type(), " and ",
               output.scalar_type());
-  TORCH_CHECK(output.device() == grad.device() && grad_input.device() == grad.device(), name,
-              ": expected all tensors on ", grad.device());
   if (output.numel() == 0) return;
   const int64_t dim_ = at::maybe_wrap_dim(dim, grad.dim());
   const at::Tensor g = grad.contiguous();
   const at::Tensor y = output.contiguous();
   const Shape3 s = split_at(g, dim_);
-  c10::DeviceGuard guard(grad.device());
   into_contiguous(grad_input, [&](const at::Tensor& gi) {
     kernels::SoftmaxBackwardDesc d;
     d.grad_output = g.const_data_ptr();
@@ -99,71 +88,22 @@ void softmax_backward_impl(const at::Tensor& grad, const at::Tensor& output, int
 
 }  // namespace
 
-at::Tensor _softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  structured::Functional<at::meta::structured__softmax> op;
-  op.meta(self, dim, half_to_float);
-  softmax_impl(self, dim, half_to_float, op.output(0), false);
-  return std::move(op.outputs_[0]);
+void _softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, const at::Tensor& out) {
+  softmax_impl(self, dim, half_to_float, out, false);
 }
 
-at::Tensor& _softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, at::Tensor& out) {
-  structured::Out<at::meta::structured__softmax> op(out);
-  op.meta(self, dim, half_to_float);
-  softmax_impl(self, dim, half_to_float, op.output(0), false);
-  op.finish();
-  return out;
+void _log_softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, const at::Tensor& out) {
+  softmax_impl(self, dim, half_to_float, out, true);
 }
 
-at::Tensor _log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  structured::Functional<at::meta::structured__log_softmax> op;
-  op.meta(self, dim, half_to_float);
-  softmax_impl(self, dim, half_to_float, op.output(0), true);
-  return std::move(op.outputs_[0]);
+void _softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
+                                at::ScalarType /*input_dtype*/, const at::Tensor& grad_input) {
+  softmax_backward_impl(grad_output, output, dim, grad_input, false);
 }
 
-at::Tensor& _log_softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float,
-                             at::Tensor& out) {
-  structured::Out<at::meta::structured__log_softmax> op(out);
-  op.meta(self, dim, half_to_float);
-  softmax_impl(self, dim, half_to_float, op.output(0), true);
-  op.finish();
-  return out;
-}
-
-at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
-                                  int64_t dim, at::ScalarType input_dtype) {
-  structured::Functional<at::meta::structured__softmax_backward_data> op;
-  op.meta(grad_output, output, dim, input_dtype);
-  softmax_backward_impl(grad_output, output, dim, op.output(0), false);
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& _softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output,
-                                       int64_t dim, at::ScalarType input_dtype,
-                                       at::Tensor& grad_input) {
-  structured::Out<at::meta::structured__softmax_backward_data> op(grad_input);
-  op.meta(grad_output, output, dim, input_dtype);
-  softmax_backward_impl(grad_output, output, dim, op.output(0), false);
-  op.finish();
-  return grad_input;
-}
-
-at::Tensor _log_softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
-                                      int64_t dim, at::ScalarType input_dtype) {
-  structured::Functional<at::meta::structured__log_softmax_backward_data> op;
-  op.meta(grad_output, output, dim, input_dtype);
-  softmax_backward_impl(grad_output, output, dim, op.output(0), true);
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& _log_softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output,
-                                           int64_t dim, at::ScalarType input_dtype,
-                                           at::Tensor& out) {
-  structured::Out<at::meta::structured__log_softmax_backward_data> op(out);
-  op.meta(grad_output, output, dim, input_dtype);
-  softmax_backward_impl(grad_output, output, dim, op.output(0), true);
-  op.finish();
-  return out;
+void _log_softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
+                                    at::ScalarType /*input_dtype*/, const at::Tensor& out) {
+  softmax_backward_impl(grad_output, output, dim, out, true);
 }
 
 }  // namespace torch_tpu::aten

@@ -1,18 +1,12 @@
 // upsample_nearest2d / upsample_bilinear2d and their backwards (direct
 // route: ATen's CPU implementations call their kernels with a hard-coded CPU
-// device). ATen's structured meta() checks the sizes and allocates the
-// output in the input's layout; the .vec overloads (Core ATen IR) are
+// device). Structured impls: the generated wrappers run ATen's meta(), which
+// checks the sizes and allocates the output in the input's layout; the .vec overloads (Core ATen IR) are
 // CompositeImplicit and reach these. kernels/upsample.h computes.
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/upsample_bilinear2d_backward_meta.h>
-#include <ATen/ops/upsample_bilinear2d_meta.h>
-#include <ATen/ops/upsample_nearest2d_backward_meta.h>
-#include <ATen/ops/upsample_nearest2d_meta.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/upsample.h"
 
@@ -37,7 +31,6 @@ kernels::UpsampleDesc desc(bool bilinear, bool align_corners, at::IntArrayRef in
 }
 
 void forward(const kernels::UpsampleDesc& d, const at::Tensor& self, const at::Tensor& out, const char* name) {
-  c10::DeviceGuard guard(self.device());
   const at::Tensor x = self.contiguous();
   into_contiguous(out, [&](const at::Tensor& o) {
     if (o.numel() == 0) return;
@@ -48,7 +41,6 @@ void forward(const kernels::UpsampleDesc& d, const at::Tensor& self, const at::T
 
 void backward(const kernels::UpsampleDesc& d, const at::Tensor& grad_output, const at::Tensor& grad_input,
               const char* name) {
-  c10::DeviceGuard guard(grad_output.device());
   const at::Tensor g = grad_output.contiguous();
   into_contiguous(grad_input, [&](const at::Tensor& gi) {
     if (gi.numel() == 0) return;
@@ -63,46 +55,35 @@ void backward(const kernels::UpsampleDesc& d, const at::Tensor& grad_output, con
 
 }  // namespace
 
-at::Tensor upsample_nearest2d(const at::Tensor& self, at::IntArrayRef output_size, std::optional<double> scales_h,
-                              std::optional<double> scales_w) {
+void upsample_nearest2d_out(const at::Tensor& self, at::IntArrayRef output_size, std::optional<double> scales_h,
+                            std::optional<double> scales_w, const at::Tensor& out) {
   const char* name = "upsample_nearest2d";
-  structured::Functional<at::meta::structured_upsample_nearest2d, 1> op;
-  op.meta(self, output_size, scales_h, scales_w);
-  forward(desc(false, false, self.sizes(), output_size, self.scalar_type(), scales_h, scales_w, name), self,
-          op.output(0), name);
-  return std::move(op.outputs_[0]);
+  forward(desc(false, false, self.sizes(), output_size, self.scalar_type(), scales_h, scales_w, name), self, out,
+          name);
 }
 
-at::Tensor upsample_nearest2d_backward(const at::Tensor& grad_output, at::IntArrayRef output_size,
-                                       at::IntArrayRef input_size, std::optional<double> scales_h,
-                                       std::optional<double> scales_w) {
+void upsample_nearest2d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
+                                     at::IntArrayRef input_size, std::optional<double> scales_h,
+                                     std::optional<double> scales_w, const at::Tensor& grad_input) {
   const char* name = "upsample_nearest2d_backward";
-  structured::Functional<at::meta::structured_upsample_nearest2d_backward, 1> op;
-  op.meta(grad_output, output_size, input_size, scales_h, scales_w);
   backward(desc(false, false, input_size, output_size, grad_output.scalar_type(), scales_h, scales_w, name),
-           grad_output, op.output(0), name);
-  return std::move(op.outputs_[0]);
+           grad_output, grad_input, name);
 }
 
-at::Tensor upsample_bilinear2d(const at::Tensor& self, at::IntArrayRef output_size, bool align_corners,
-                               std::optional<double> scales_h, std::optional<double> scales_w) {
+void upsample_bilinear2d_out(const at::Tensor& self, at::IntArrayRef output_size, bool align_corners,
+                             std::optional<double> scales_h, std::optional<double> scales_w, const at::Tensor& out) {
   const char* name = "upsample_bilinear2d";
-  structured::Functional<at::meta::structured_upsample_bilinear2d, 1> op;
-  op.meta(self, output_size, align_corners, scales_h, scales_w);
   forward(desc(true, align_corners, self.sizes(), output_size, self.scalar_type(), scales_h, scales_w, name), self,
-          op.output(0), name);
-  return std::move(op.outputs_[0]);
+          out, name);
 }
 
-at::Tensor upsample_bilinear2d_backward(const at::Tensor& grad_output, at::IntArrayRef output_size,
-                                        at::IntArrayRef input_size, bool align_corners,
-                                        std::optional<double> scales_h, std::optional<double> scales_w) {
+void upsample_bilinear2d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
+                                      at::IntArrayRef input_size, bool align_corners,
+                                      std::optional<double> scales_h, std::optional<double> scales_w,
+                                      const at::Tensor& grad_input) {
   const char* name = "upsample_bilinear2d_backward";
-  structured::Functional<at::meta::structured_upsample_bilinear2d_backward, 1> op;
-  op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
   backward(desc(true, align_corners, input_size, output_size, grad_output.scalar_type(), scales_h, scales_w, name),
-           grad_output, op.output(0), name);
-  return std::move(op.outputs_[0]);
+           grad_output, grad_input, name);
 }
 
 }  // namespace torch_tpu::aten

@@ -8,7 +8,6 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/ones_like.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <cfloat>
 
@@ -24,7 +23,6 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
   if (input.numel() == 0) {
     return std::make_tuple(input, at::empty_like(input, input.options()));
   }
-  c10::DeviceGuard guard(input.device());
   if (train.has_value() && !*train) {
     return std::make_tuple(input.clone(), at::ones_like(input, input.options().dtype(at::kBool)));
   }
@@ -83,7 +81,6 @@ at::Tensor& randperm_generator_out(int64_t n, std::optional<at::Generator> gener
       }
     }
   }
-  c10::DeviceGuard guard(out.device());
   out.resize_({n});
   if (n == 0) return out;
   const at::Tensor dst = out.is_contiguous() ? out : at::empty({n}, out.options());
@@ -109,7 +106,6 @@ at::Tensor& multinomial_out(const at::Tensor& self, int64_t n_sample, bool repla
   TORCH_CHECK(replacement || (n_sample <= n_categories),
               "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   TORCH_CHECK(n_categories <= (int64_t(1) << FLT_MANT_DIG), "number of categories cannot exceed 2^24");
-  c10::DeviceGuard guard(self.device());
   const int64_t rows = self.dim() == 1 ? 1 : self.size(0);
   if (self.dim() == 1) {
     result.resize_({n_sample});

@@ -2,7 +2,6 @@
 // sync), fill_ and zero_ (kernels on the current stream).
 #include <ATen/Dispatch_v2.h>
 #include <ATen/core/Tensor.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <array>
 #include <optional>
@@ -19,7 +18,6 @@ namespace torch_tpu::aten {
 
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() > 0, "_local_scalar_dense: Empty tensor not supported");
-  c10::DeviceGuard guard(self.device());
   alignas(16) unsigned char bytes[16];
   telemetry::count_sync("item");
   TPU_CHECK(runtime::memcpy_and_sync(bytes, self.const_data_ptr(), self.element_size(),
@@ -42,7 +40,6 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
 // No overlap check: CPU allows filling an expanded tensor (fill is idempotent).
 at::Tensor& fill_scalar_(at::Tensor& self, const at::Scalar& value) {
   if (self.numel() == 0) return self;
-  c10::DeviceGuard guard(self.device());
   alignas(16) unsigned char bytes[16] = {};
   // Scalar::to<T> raises PyTorch's own overflow error ("value cannot be
   // converted to type uint8_t without overflow").

@@ -1,26 +1,20 @@
 // Shape ops and range factories ATen implements for CPU only ("direct"
-// route): cat.out, tril.out/triu.out (ATen's structured meta() checks and
-// sizes the output, as for CPU; our kernels fill it), arange.start_out and
-// linspace.out (CPU's size computation and checks, RangeUtils.h). The
-// functional and in-place forms reach these through ATen's
-// CompositeExplicitAutogradNonFunctional kernels (cat, tril, tril_, ...) or
-// CompositeExplicitAutograd ones (arange, linspace, stack).
+// route): cat, tril/triu (structured impls: the generated wrappers run ATen's
+// structured meta(), which checks and sizes the output as for CPU; our
+// kernels fill it), arange.start_out and linspace.out (CPU's size
+// computation and checks, RangeUtils.h; the functional forms reach these
+// through ATen's CompositeExplicitAutograd kernels: arange, linspace).
 #include <ATen/AccumulateType.h>
 #include <ATen/Dispatch.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/RangeUtils.h>
 #include <ATen/core/ATen_fwd.h>
 #include <ATen/core/IListRef.h>
-#include <ATen/ops/cat_meta.h>
-#include <ATen/ops/tril_meta.h>
-#include <ATen/ops/triu_meta.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <vector>
 
 #include "aten/index_glue.h"
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/copy.h"
 #include "kernels/shape.h"
@@ -29,14 +23,10 @@ namespace torch_tpu::aten {
 
 // ---- cat ------------------------------------------------------------------------
 
-at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& out) {
-  structured::Out<at::meta::structured_cat> op(out);
-  auto pre = op.meta(tensors, dim);
-  const at::Tensor& result = op.output(0);
-  if (result.numel() == 0) {
-    op.finish();
-    return out;
-  }
+void cat_out(const at::ITensorListRef& tensors, int64_t dim, int64_t /*valid*/, bool /*all_contiguous*/,
+             bool /*all_same_dtype*/, bool /*all_same_sizes_and_stride*/, at::MemoryFormat /*memory_format*/,
+             const at::Tensor& result) {
+  if (result.numel() == 0) return;
   // CPU's impl checks: the output overlaps no input.
   at::assert_no_internal_overlap(result);
   std::vector<std::pair<kernels::TensorDesc, kernels::TensorDesc>> pieces;
@@ -50,12 +40,12 @@ at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& 
     TORCH_CHECK(t.device() == result.device(), "Expected all tensors to be on the same device, but found at least "
                 "two devices, ", result.device(), " and ", t.device(), "!");
     at::assert_no_overlap(result, t);
-    const int64_t n = t.size(pre.dim);
+    const int64_t n = t.size(dim);
     if (n > 0 && t.numel() > 0) {
       kernels::TensorDesc dst = r;
-      dst.sizes[pre.dim] = n;
+      dst.sizes[dim] = n;
       dst.data = static_cast<char*>(r.data) +
-                 offset * r.strides[pre.dim] * static_cast<int64_t>(kernels::dtype_size(r.dtype));
+                 offset * r.strides[dim] * static_cast<int64_t>(kernels::dtype_size(r.dtype));
       kernels::TensorDesc src = describe(t, "cat");
       buffers.push_back(src.data);
       pieces.emplace_back(std::move(dst), std::move(src));
@@ -63,26 +53,18 @@ at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& 
     offset += n;
   }
   if (!pieces.empty()) {
-    c10::DeviceGuard guard(result.device());
     launch(result.device().index(), "cat", std::move(buffers), [pieces = std::move(pieces)] {
       for (const auto& [dst, src] : pieces) kernels::copy_strided(dst, src);
     });
   }
-  op.finish();
-  return out;
 }
 
 // ---- tril / triu --------------------------------------------------------------------
 
 namespace {
 
-template <class Meta>
-at::Tensor& triangle_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out, bool lower, const char* name) {
-  structured::Out<Meta> op(out);
-  op.meta(self, diagonal);
-  const at::Tensor& result = op.output(0);
+void triangle_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& result, bool lower, const char* name) {
   if (self.numel() > 0) {
-    TORCH_CHECK(self.device() == result.device(), name, ": expected self and out on the same device");
     at::assert_no_internal_overlap(result);  // CPU's check (its kernel's TensorIterator)
     // A partial overlap of out and self would read overwritten elements.
     if (!(result.is_same(self) || (result.data_ptr() == self.data_ptr() && result.strides() == self.strides()))) {
@@ -90,23 +72,20 @@ at::Tensor& triangle_out(const at::Tensor& self, int64_t diagonal, at::Tensor& o
     }
     kernels::TensorDesc o = describe(result, name);
     kernels::TensorDesc s = describe(self, name);
-    c10::DeviceGuard guard(result.device());
     std::vector<const void*> buffers{o.data, s.data};
     launch(result.device().index(), name, std::move(buffers),
            [o = std::move(o), s = std::move(s), diagonal, lower] { kernels::triangle(o, s, diagonal, lower); });
   }
-  op.finish();
-  return out;
 }
 
 }  // namespace
 
-at::Tensor& tril_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  return triangle_out<at::meta::structured_tril>(self, diagonal, out, true, "tril");
+void tril_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
+  triangle_out(self, diagonal, out, true, "tril");
 }
 
-at::Tensor& triu_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  return triangle_out<at::meta::structured_triu>(self, diagonal, out, false, "triu");
+void triu_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
+  triangle_out(self, diagonal, out, false, "triu");
 }
 
 // ---- arange / linspace ----------------------------------------------------------------
@@ -137,7 +116,6 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
   if (out.numel() == 0) return out;
   at::assert_no_internal_overlap(out);  // CPU's check (its kernel's TensorIterator)
   kernels::TensorDesc o = describe_nd(out, "arange", 1);
-  c10::DeviceGuard guard(out.device());
   std::vector<const void*> buffers{o.data};
   launch(out.device().index(), "arange", std::move(buffers), [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
   return out;
@@ -156,7 +134,6 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
                               "\"linspace\" not implemented for '", c10::toString(out.scalar_type()), "' on tpu");
   kernels::TensorDesc o = describe_nd(out, "linspace", 1);
   const double s = start.to<double>(), e = end.to<double>();
-  c10::DeviceGuard guard(out.device());
   std::vector<const void*> buffers{o.data};
   launch(out.device().index(), "linspace", std::move(buffers),
          [o = std::move(o), s, e, steps] { kernels::linspace(o, s, e, steps); });

@@ -72,7 +72,6 @@ at::Tensor& set_storage_offset_(at::Tensor& self, at::Storage source, int64_t st
 
 // set_() with no source: an empty tensor on its own fresh, empty storage.
 at::Tensor& set_empty_(at::Tensor& self) {
-  c10::DeviceGuard guard(self.device());
   caffe2::TypeMeta dtype = self.dtype();
   c10::Storage storage(c10::Storage::use_byte_size_t(), 0, device_allocator(), true);
   self.set_(storage, 0, {0}, {});

@@ -1,15 +1,12 @@
 // topk / topk.values (direct route): ATen's topk_out_cpu calls topk_stub
-// with a hard-coded CPU device. ATen's structured meta() checks k and sizes
-// the outputs; kernels/sort.h selects as CPU does, along the last axis of a
+// with a hard-coded CPU device. The generated wrappers run ATen's structured
+// meta(), which checks k and sizes the outputs; kernels/sort.h selects as CPU does, along the last axis of a
 // contiguous copy when dim is not already last.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/topk_meta.h>
-#include <c10/core/DeviceGuard.h>
 #include <c10/core/WrapDimMinimal.h>
 
 #include "aten/launch.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 #include "kernels/sort.h"
 
@@ -22,7 +19,6 @@ void run_topk(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool
   const kernels::DType t = device_dtype(self.scalar_type(), name);
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::sort_supports(t), "\"topk\" not implemented for '", self.scalar_type(),
                               "' on tpu");
-  c10::DeviceGuard guard(self.device());
   if (self.dim() == 0) {  // one element: itself, at index 0 (k is 0 or 1)
     if (k == 1) {
       values.copy_(self);
@@ -46,30 +42,11 @@ void run_topk(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool
   if (!i.is_alias_of(indices)) indices.copy_(i.movedim(-1, dim));
 }
 
-void check_device(const at::Tensor& self, const at::Tensor& out, const char* what) {
-  TORCH_CHECK(out.device() == self.device(), "topk: expected ", what, " on device ", self.device(),
-              ", but got device ", out.device());
-}
-
 }  // namespace
 
-std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k, int64_t dim, bool largest,
-                                        bool sorted) {
-  structured::Functional<at::meta::structured_topk, 2> op;
-  op.meta(self, k, dim, largest, sorted);
-  run_topk(self, k, dim, largest, sorted, op.output(0), op.output(1));
-  return {std::move(op.outputs_[0]), std::move(op.outputs_[1])};
-}
-
-std::tuple<at::Tensor&, at::Tensor&> topk_values(const at::Tensor& self, int64_t k, int64_t dim, bool largest,
-                                                 bool sorted, at::Tensor& values, at::Tensor& indices) {
-  check_device(self, values, "values");
-  check_device(self, indices, "indices");
-  structured::Out<at::meta::structured_topk, 2> op(values, indices);
-  op.meta(self, k, dim, largest, sorted);
-  run_topk(self, k, dim, largest, sorted, op.output(0), op.output(1));
-  op.finish();
-  return {values, indices};
+void topk_out(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+              const at::Tensor& values, const at::Tensor& indices) {
+  run_topk(self, k, dim, largest, sorted, values, indices);
 }
 
 }  // namespace torch_tpu::aten

@@ -1,27 +1,23 @@
 // Direct-route unary ops (ops.yaml "unary elementwise"): ATen implements
 // them for CPU only, so these wrappers do what CPU's do, with tpu kernels.
 //   gelu, gelu_backward: CPU's gelu_out_cpu calls GeluKernel with device CPU
-//     (and may take a oneDNN path); here ATen's own structured meta() checks
-//     and allocates (TensorIterator: broadcasting, dtypes, out=), then the
-//     device kernel runs (exact or tanh formula);
+//     (and may take a oneDNN path); here the generated wrappers run ATen's
+//     own structured meta() (TensorIterator: broadcasting, dtypes, out=),
+//     then these structured impls launch the device kernel (exact or tanh);
 //   isnan: CPU computes self != self; here one predicate kernel into a bool
 //     tensor laid out like self (TensorIterator's output layout).
 #include <ATen/TensorIterator.h>
 #include <ATen/native/Gelu.h>
-#include <ATen/ops/gelu_backward_meta.h>
-#include <ATen/ops/gelu_meta.h>
 
 #include "aten/iterator_desc.h"
-#include "aten/structured_wrappers.h"
 #include "generated/aten_ops.h"
 
 namespace torch_tpu::aten {
 
 using kernels::ElementwiseOp;
 
-namespace {
-
-void gelu_kernel(at::TensorIteratorBase& iter, c10::string_view approximate) {
+void gelu_out(at::TensorIteratorBase& iter, const at::Tensor& /*self*/, c10::string_view approximate,
+              const at::Tensor& /*out*/) {
   const bool tanh = at::native::get_gelutype_enum(approximate) == at::native::GeluType::Tanh;
   const ElementwiseOp op = tanh ? ElementwiseOp::kGeluTanh : ElementwiseOp::kGelu;
   const at::ScalarType compute = iter.common_dtype();
@@ -29,53 +25,14 @@ void gelu_kernel(at::TensorIteratorBase& iter, c10::string_view approximate) {
   launch_elementwise(iter, op, compute, {}, "GeluKernel");
 }
 
-void gelu_backward_kernel(at::TensorIteratorBase& iter, c10::string_view approximate) {
+void gelu_backward_out(at::TensorIteratorBase& iter, const at::Tensor& /*grad_output*/,
+                       const at::Tensor& /*self*/, c10::string_view approximate,
+                       const at::Tensor& /*grad_input*/) {
   const bool tanh = at::native::get_gelutype_enum(approximate) == at::native::GeluType::Tanh;
   const ElementwiseOp op = tanh ? ElementwiseOp::kGeluTanhBackward : ElementwiseOp::kGeluBackward;
   const at::ScalarType compute = iter.common_dtype();
   check_elementwise_dtype(op, compute, "GeluBackwardKernel");
   launch_elementwise(iter, op, compute, {}, "GeluBackwardKernel");
-}
-
-}  // namespace
-
-at::Tensor gelu(const at::Tensor& self, c10::string_view approximate) {
-  structured::Functional<at::meta::structured_gelu> op;
-  op.meta(self, approximate);
-  gelu_kernel(op, approximate);
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& gelu_(at::Tensor& self, c10::string_view approximate) {
-  structured::Inplace<at::meta::structured_gelu> op(self);
-  op.meta(self, approximate);
-  gelu_kernel(op, approximate);
-  op.finish();
-  return self;
-}
-
-at::Tensor& gelu_out(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
-  structured::Out<at::meta::structured_gelu> op(out);
-  op.meta(self, approximate);
-  gelu_kernel(op, approximate);
-  op.finish();
-  return out;
-}
-
-at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self, c10::string_view approximate) {
-  structured::Functional<at::meta::structured_gelu_backward> op;
-  op.meta(grad_output, self, approximate);
-  gelu_backward_kernel(op, approximate);
-  return std::move(op.outputs_[0]);
-}
-
-at::Tensor& gelu_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
-                                     c10::string_view approximate, at::Tensor& grad_input) {
-  structured::Out<at::meta::structured_gelu_backward> op(grad_input);
-  op.meta(grad_output, self, approximate);
-  gelu_backward_kernel(op, approximate);
-  op.finish();
-  return grad_input;
 }
 
 at::Tensor isnan(const at::Tensor& self) {

@@ -158,8 +158,9 @@ void batch_norm_backward(const BatchNormBackwardDesc& d);
 //             is divisor_override, or the window size before clipping to the
 //             input (but after clipping to in + padding) with
 //             count_include_pad, else the clipped size
-//   adaptive: [floor(o * in / out), ceil((o + 1) * in / out))
-enum class PoolKind : int8_t { kMax, kAvg, kAdaptiveAvg };
+//   adaptive: [floor(o * in / out), ceil((o + 1) * in / out)), averaged or,
+//             for adaptive max, the maximum (with indices, as max)
+enum class PoolKind : int8_t { kMax, kAvg, kAdaptiveAvg, kAdaptiveMax };
 
 struct PoolDesc {
   PoolKind kind = PoolKind::kMax;
@@ -171,7 +172,7 @@ struct PoolDesc {
   int64_t divisor_override = 0;  // 0: none
 };
 
-// y [P, *out]; max also writes indices [P, *out] (int64, the flat position
+// y [P, *out]; max and adaptive max also write indices [P, *out] (int64, the flat position
 // in the plane of the maximum: the last NaN, else the first maximum, as CPU).
 void pool_forward(const PoolDesc& d, const void* x, void* y, int64_t* indices);
 // grad_input [P, *in] = the adjoint of pool_forward applied to grad_output.

@@ -1,4 +1,4 @@
-// Max, average and adaptive average pooling over 1 to 3 spatial dimensions
+// Max, average, adaptive average and adaptive max pooling over 1 to 3 spatial dimensions
 // (nn.h), forward and backward. The planes split over the device cores; a
 // plane is widened once into the compute type (float, double for float64),
 // its windows reduced there, and the result rounded once. Backward
@@ -15,6 +15,8 @@
 
 namespace torch_tpu::kernels {
 namespace {
+
+bool takes_max(PoolKind kind) { return kind == PoolKind::kMax || kind == PoolKind::kAdaptiveMax; }
 
 struct Window {
   int64_t lo = 0, hi = 0, step = 1;  // taps lo, lo + step, ... < hi
@@ -44,7 +46,8 @@ std::vector<Window> windows(const PoolDesc& d, int dim) {
         v.hi = std::min(v.hi, in);
         break;
       }
-      case PoolKind::kAdaptiveAvg: {
+      case PoolKind::kAdaptiveAvg:
+      case PoolKind::kAdaptiveMax: {
         v.lo = (o * in) / out;
         v.hi = ((o + 1) * in + out - 1) / out;
         v.size = v.hi - v.lo;
@@ -80,7 +83,7 @@ void for_each_window(const PoolDesc& d, const Plan& p, F&& f) {
     for (const Window& b : p.w[1]) {
       for (const Window& c : p.w[2]) {
         double divisor = 1;
-        if (d.kind != PoolKind::kMax) {
+        if (!takes_max(d.kind)) {
           if (d.divisor_override != 0) {
             divisor = static_cast<double>(d.divisor_override);
           } else if (d.kind == PoolKind::kAvg && d.count_include_pad) {
@@ -114,7 +117,7 @@ void forward_typed(const PoolDesc& d, const void* x, void* y, int64_t* indices) 
       nn::load_row(x, d.dtype, plane * p.in_total, p.in_total, in.data());
       int64_t* idx = indices ? indices + plane * p.out_total : nullptr;
       for_each_window(d, p, [&](int64_t o, double divisor, bool empty, auto&& taps) {
-        if (d.kind == PoolKind::kMax) {
+        if (takes_max(d.kind)) {
           C best = -std::numeric_limits<C>::infinity();
           int64_t where = -1;
           taps([&](int64_t i) {
@@ -148,7 +151,7 @@ void backward_typed(const PoolDesc& d, const void* grad_output, const int64_t* i
     for (int64_t plane = b; plane < e; ++plane) {
       std::fill(acc.begin(), acc.end(), C(0));
       nn::load_row(grad_output, d.dtype, plane * p.out_total, p.out_total, g.data());
-      if (d.kind == PoolKind::kMax) {
+      if (takes_max(d.kind)) {
         const int64_t* idx = indices + plane * p.out_total;
         for (int64_t o = 0; o < p.out_total; ++o) {
           if (idx[o] >= 0 && idx[o] < p.in_total) acc[idx[o]] += g[o];

@@ -2,9 +2,13 @@
 //
 // Declarations of the handwritten tpu kernels that ops.yaml registers
 // (route: direct, impl: ...), in the exact C++ dispatcher signature of each
-// op: a definition in csrc/aten with another signature does not compile.
+// op, and of the structured impls (route: direct, structured_impl: ...), in
+// the signature of ATen's structured impl(): a definition in csrc/aten with
+// another signature does not compile.
 #pragma once
 
+#include <ATen/core/DimVector.h>
+#include <ATen/core/IListRef.h>
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/Storage.h>
@@ -12,10 +16,22 @@
 
 namespace torch_tpu::aten {
 
+// _copy_from
+at::Tensor copy_from(const at::Tensor & self, const at::Tensor & dst, bool non_blocking);
+
 // empty_strided
 at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory);
 
 // resize_
 const at::Tensor & resize_(const at::Tensor & self, at::IntArrayRef size, ::std::optional<at::MemoryFormat> memory_format);
+
+// _softmax family: structured impl after ATen's meta()
+void _softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, const at::Tensor & out);
+
+// avg_pool2d family: structured impl after ATen's meta()
+void avg_pool2d_out(const at::Tensor & self, int64_t kH, int64_t kW, int64_t dH, int64_t dW, int64_t padH, int64_t padW, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor & out);
+
+// gelu family: structured impl after ATen's meta()
+void gelu_out(at::TensorIteratorBase & iter, const at::Tensor & self, c10::string_view approximate, const at::Tensor & out);
 
 }  // namespace torch_tpu::aten

@@ -16,9 +16,17 @@
 namespace torch_tpu::aten {
 namespace {
 
+at::Tensor tpu__copy_from(const at::Tensor & self, const at::Tensor & dst, bool non_blocking) {
+  static auto& calls = telemetry::op_counter("aten::_copy_from");
+  calls.count(telemetry::Route::kDirect);
+  return torch_tpu::aten::copy_from(self, dst, non_blocking);
+}
+
 }  // namespace
 
 void register_shard_1(torch::Library& lib) {
+  // _copy_from: route direct
+  register_kernel(lib, "_copy_from", torch::CppFunction(TORCH_FN(tpu__copy_from)));
 }
 
 }  // namespace torch_tpu::aten

@@ -17,6 +17,7 @@
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/ops/add_native.h>
 #include <ATen/ops/gather_native.h>
+#include <ATen/ops/gelu_meta.h>
 
 namespace torch_tpu::aten {
 namespace {
@@ -89,6 +90,38 @@ at::Tensor & tpu_gather_out(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
+at::Tensor tpu_gelu(const at::Tensor & self, c10::string_view approximate) {
+  static auto& calls = telemetry::op_counter("aten::gelu");
+  calls.count(telemetry::Route::kDirect);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::meta::structured_gelu, 1> op;
+  op.meta(self, approximate);
+  torch_tpu::aten::gelu_out(op, self, approximate, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::gelu.out");
+  calls.count(telemetry::Route::kDirect);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::meta::structured_gelu, 1> op(out);
+  op.meta(self, approximate);
+  torch_tpu::aten::gelu_out(op, self, approximate, op.output(0));
+  op.finish();
+  return out;
+}
+
+at::Tensor & tpu_gelu_(at::Tensor & self, c10::string_view approximate) {
+  static auto& calls = telemetry::op_counter("aten::gelu_");
+  calls.count(telemetry::Route::kDirect);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Inplace<at::meta::structured_gelu> op(self);
+  op.meta(self, approximate);
+  torch_tpu::aten::gelu_out(op, self, approximate, op.output(0));
+  op.finish();
+  return self;
+}
+
 }  // namespace
 
 void register_shard_5(torch::Library& lib) {
@@ -101,6 +134,10 @@ void register_shard_5(torch::Library& lib) {
   register_kernel(lib, "gather", torch::CppFunction(TORCH_FN(tpu_gather)));
   register_kernel(lib, "gather.out", torch::CppFunction(TORCH_FN(tpu_gather_out)));
   set_stub_kernel<&torch_tpu::aten::gather_kernel>(at::native::gather_stub, "gather_stub");
+  // gelu: route direct
+  register_kernel(lib, "gelu", torch::CppFunction(TORCH_FN(tpu_gelu)));
+  register_kernel(lib, "gelu.out", torch::CppFunction(TORCH_FN(tpu_gelu_out)));
+  register_kernel(lib, "gelu_", torch::CppFunction(TORCH_FN(tpu_gelu_)));
 }
 
 }  // namespace torch_tpu::aten

@@ -12,13 +12,71 @@
 #include "aten/structured_wrappers.h"
 #include "aten/telemetry.h"
 #include "generated/aten_ops.h"
+#include <ATen/ops/_softmax_meta.h>
+#include <ATen/ops/avg_pool2d_meta.h>
 
 namespace torch_tpu::aten {
 namespace {
 
+at::Tensor tpu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  static auto& calls = telemetry::op_counter("aten::_softmax");
+  calls.count(telemetry::Route::kDirect);
+  check_dtype("_softmax", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::meta::structured__softmax, 1> op;
+  op.meta(self, dim, half_to_float);
+  torch_tpu::aten::_softmax_out(self, dim, half_to_float, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::_softmax.out");
+  calls.count(telemetry::Route::kDirect);
+  check_dtype("_softmax.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu__softmax_out", "self");
+  c10::impl::check_and_update_common_device(common_device, out, "tpu__softmax_out", "out");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::meta::structured__softmax, 1> op(out);
+  op.meta(self, dim, half_to_float);
+  torch_tpu::aten::_softmax_out(self, dim, half_to_float, op.output(0));
+  op.finish();
+  return out;
+}
+
+at::Tensor tpu_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  static auto& calls = telemetry::op_counter("aten::avg_pool2d");
+  calls.count(telemetry::Route::kDirect);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::meta::structured_avg_pool2d, 1> op;
+  auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  torch_tpu::aten::avg_pool2d_out(self, precompute.kH, precompute.kW, precompute.dH, precompute.dW, precompute.padH, precompute.padW, ceil_mode, count_include_pad, divisor_override, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::avg_pool2d.out");
+  calls.count(telemetry::Route::kDirect);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_avg_pool2d_out", "self");
+  c10::impl::check_and_update_common_device(common_device, out, "tpu_avg_pool2d_out", "out");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::meta::structured_avg_pool2d, 1> op(out);
+  auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  torch_tpu::aten::avg_pool2d_out(self, precompute.kH, precompute.kW, precompute.dH, precompute.dW, precompute.padH, precompute.padW, ceil_mode, count_include_pad, divisor_override, op.output(0));
+  op.finish();
+  return out;
+}
+
 }  // namespace
 
 void register_shard_7(torch::Library& lib) {
+  // _softmax: route direct
+  register_kernel(lib, "_softmax", torch::CppFunction(TORCH_FN(tpu__softmax)));
+  register_kernel(lib, "_softmax.out", torch::CppFunction(TORCH_FN(tpu__softmax_out)));
+  // avg_pool2d: route direct
+  register_kernel(lib, "avg_pool2d", torch::CppFunction(TORCH_FN(tpu_avg_pool2d)));
+  register_kernel(lib, "avg_pool2d.out", torch::CppFunction(TORCH_FN(tpu_avg_pool2d_out)));
 }
 
 }  // namespace torch_tpu::aten
