@@ -502,7 +502,7 @@ def custom_section(f: Facts) -> str:
         f"{len(customs)} operators in the `tpu` namespace (`torch.ops.tpu.*`), each declared by "
         "one ops.yaml entry (`codegen/custom_ops.py`) and registered from it "
         "(`csrc/generated/register_custom_ops.cpp`): the schema with its tags; the device kernel "
-        "(PrivateUse1; `csrc/aten/custom_ops.cpp`, `csrc/kernels/fused_*.cpp`); the fake "
+        "(PrivateUse1; `csrc/aten/native/fused/custom_ops.cpp`, `csrc/kernels/fused/`); the fake "
         "implementation (Meta: FakeTensor, torch.compile, torch.export, the meta device); "
         "autograd from the entry's derivatives; the autocast policy. References with aten ops: "
         "`torch_tpu/reference.py`; samples and error inputs: `tests/custom_op_samples.py`; "

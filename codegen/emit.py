@@ -12,7 +12,7 @@ from typing import Dict, List
 
 import jinja2
 
-from . import autocast, custom_emit
+from . import autocast, custom_emit, stubs
 from .manifest import Entry
 from .wrappers import Wrapper, structured_impl_declaration, wrapper
 
@@ -54,6 +54,7 @@ def _headers(entries: List[Entry]) -> List[str]:
     for e in entries:
         if e.stub_header:
             headers.add(e.stub_header)
+        headers.update(h for _, h, _ in e.also_stubs)
         for v in e.variants:
             if v.via in ("structured", "native"):
                 headers.add(f"ATen/ops/{v.upstream.base}_native.h")
@@ -62,6 +63,24 @@ def _headers(entries: List[Entry]) -> List[str]:
             if v.via == "impl" and "::" in e.impl:
                 headers.add(f"ATen/ops/{v.upstream.base}_native.h")
     return sorted(headers)
+
+
+@dataclass(frozen=True)
+class _StubKernel:
+    stub: str
+    header: str
+    kernel: str
+    signature: str     # the stub's function type, spelled out for the reader
+
+
+def stub_kernels(entries: List[Entry]) -> List[_StubKernel]:
+    """One declaration per (stub, kernel) the manifest registers (manifest.py
+    checks that a stub has one kernel and a kernel one stub)."""
+    pairs = {(stub, header, kernel) for e in entries
+             for stub, header, kernel in ([(e.stub, e.stub_header, e.kernel)] if e.stub else [])
+             + list(e.also_stubs)}
+    return [_StubKernel(s, h, k, stubs.kernel_signature(s, k))
+            for s, h, k in sorted(pairs, key=lambda p: p[2])]
 
 
 def render(entries: List[Entry], customs=()) -> Dict[str, str]:
@@ -78,7 +97,8 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
         files[os.path.join(GENERATED_DIR, f"register_shard_{k}.cpp")] = shard_template.render(
             shard=k, num_shards=NUM_SHARDS, entries=views,
             wrappers=[w for v in views for w in v.wrappers if w.name],
-            headers=_headers(mine), has_stubs=any(e.stub for e in mine))
+            headers=_headers(mine), has_stubs=any(e.stub for e in mine),
+            also_stubs={e.op: e.also_stubs for e in mine})
     declarations = [_Declaration(v.op, v.signature.declaration(e.impl))
                     for e in entries if e.impl and "::" not in e.impl
                     for v in e.variants]
@@ -87,6 +107,9 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
                      for e in entries if e.structured_impl]
     files[os.path.join(GENERATED_DIR, "aten_ops.h")] = env.get_template(
         "aten_ops.h.j2").render(declarations=declarations)
+    kernels = stub_kernels(entries)
+    files[os.path.join(GENERATED_DIR, "stub_kernels.h")] = env.get_template(
+        "stub_kernels.h.j2").render(kernels=kernels, headers=sorted({k.header for k in kernels}))
     files[os.path.join(GENERATED_DIR, "register_aten.cpp")] = env.get_template(
         "register_aten.cpp.j2").render(num_shards=NUM_SHARDS)
     customs = sorted(customs, key=lambda c: c.qualname)

@@ -34,6 +34,8 @@ KEYS = {
                     "this entry (default: as upstream's device_check/device_guard say)",
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
     "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
+    "also_stubs": "stub: {stub: kernel} for further DispatchStubs the family's ATen "
+                  "implementation calls (registered and declared like stub/kernel)",
     "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError: "
               "a list for every tensor input, or {argument: list} naming each tensor input "
               "(the first names the entry's dtypes; 'all' leaves an argument unchecked)",
@@ -113,6 +115,8 @@ class Entry:
     stub: str = ""
     stub_header: str = ""
     kernel: str = ""
+    # (stub, header, kernel) of further stubs the family's implementation calls
+    also_stubs: Tuple[Tuple[str, str, str], ...] = ()
     dtypes: Tuple[str, ...] = ()    # empty: any
     # Per tensor input, when ops.yaml gives {argument: dtypes}: (name, dtypes)
     # in the manifest's order; then `dtypes` is the first one's.
@@ -171,6 +175,8 @@ def _load_all(path: str) -> list:
     entries: List[Entry] = []
     customs: Dict[str, object] = {}
     registered: Dict[str, Tuple[int, str]] = {}  # overload -> (line, entry op)
+    stub_kernels: Dict[str, str] = {}   # stub -> kernel
+    kernel_stubs: Dict[str, str] = {}   # kernel -> stub
     for item in data:
         if custom_ops.is_custom(item):
             op = custom_ops.parse(path, item)
@@ -188,8 +194,28 @@ def _load_all(path: str) -> list:
                 raise ManifestError(path, entry.line, f"{what} (first at line {line})",
                                     "keep one entry per operator family", op=entry.op)
             registered[v.op] = (entry.line, entry.op)
+        _check_stub_kernels(path, entry, stub_kernels, kernel_stubs)
         entries.append(entry)
     return sorted(entries, key=lambda e: e.op) + sorted(customs.values(), key=lambda c: c.qualname)
+
+
+def _check_stub_kernels(path: str, entry: "Entry", stub_kernels: Dict[str, str],
+                        kernel_stubs: Dict[str, str]) -> None:
+    """A stub holds one kernel, and a kernel is declared with one stub's type
+    (csrc/generated/stub_kernels.h)."""
+    named = ([(entry.stub, entry.kernel)] if entry.stub else []) + \
+        [(stub, kernel) for stub, _, kernel in entry.also_stubs]
+    for stub, kernel in named:
+        if stub_kernels.get(stub, kernel) != kernel:
+            raise ManifestError(path, entry.line, f"{stub} already has the kernel "
+                                f"{stub_kernels[stub]}", f"name {stub_kernels[stub]} here too: a "
+                                "stub holds one kernel", op=entry.op, key="kernel")
+        if kernel_stubs.get(kernel, stub) != stub:
+            raise ManifestError(path, entry.line, f"{kernel} is already the kernel of "
+                                f"{kernel_stubs[kernel]}", f"give {stub} a kernel of its own",
+                                op=entry.op, key="kernel")
+        stub_kernels[stub] = kernel
+        kernel_stubs[kernel] = stub
 
 
 class _Checker:
@@ -238,8 +264,9 @@ def _entry(path: str, item) -> Entry:
                        "keep 'structured_impl' (it covers the whole structured family) or "
                        "'impl' (exactly this overload)", key="impl")
         needs["direct"] = ("structured_impl",)
-    for key in ("impl", "structured_impl", "stub", "kernel"):
-        if key in item and key not in needs[route]:
+    optional = {"stub": ("also_stubs",)}.get(route, ())
+    for key in ("impl", "structured_impl", "stub", "kernel", "also_stubs"):
+        if key in item and key not in needs[route] + optional:
             check.fail(f"'{key}' does not apply to route '{route}'",
                        f"remove it (route '{route}' takes: {', '.join(needs[route]) or 'no kernel'})",
                        key=key)
@@ -264,7 +291,7 @@ def _entry(path: str, item) -> Entry:
     elif route == "stub":
         stub, header = _stub(check, item["stub"])
         routed = dict(variants=_stub_variants(check, up), stub=stub, stub_header=header,
-                      kernel=item["kernel"])
+                      kernel=item["kernel"], also_stubs=_also_stubs(check, item.get("also_stubs")))
     elif route == "composite":
         _composite(check, up)
         routed = dict(variants=())
@@ -443,14 +470,31 @@ def _device_check(check: _Checker, route: str, value) -> str:
     return value["reason"]
 
 
-def _stub(check: _Checker, stub: str) -> Tuple[str, str]:
+def _also_stubs(check: _Checker, value) -> Tuple[Tuple[str, str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        check.fail(f"also_stubs must be a mapping {{stub: kernel}}, got {value!r}",
+                   "write also_stubs: {index_put_with_sort_stub: index_put_with_sort_kernel}",
+                   key="also_stubs")
+    out = []
+    for stub, kernel in sorted((k, v) for k, v in value.items() if k != LINE_KEY):
+        stub, header = _stub(check, stub, key="also_stubs")
+        if not isinstance(kernel, str) or not _CPP_NAME.match(kernel):
+            check.fail(f"also_stubs: the kernel of {stub} must be a C++ name, got {kernel!r}",
+                       KEYS["kernel"], key="also_stubs")
+        out.append((stub, header, kernel))
+    return tuple(out)
+
+
+def _stub(check: _Checker, stub: str, key: str = "stub") -> Tuple[str, str]:
     from . import stubs
 
     declared = stubs.declared_stubs()
     if stub not in declared:
         check.fail(f"'{stub}' is not a DispatchStub declared in the installed torch's "
                    f"ATen/native headers{did_you_mean(stub, declared)}",
-                   "name a stub from a DECLARE_DISPATCH in torch/include/ATen/native", key="stub")
+                   "name a stub from a DECLARE_DISPATCH in torch/include/ATen/native", key=key)
     return stub, declared[stub]
 
 

@@ -84,7 +84,8 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
         kernel = f"{up.base}_kernel"
         lines += [f"  stub: {stub}", f"  kernel: {kernel}", "  dtypes: [floating, integral, bool]"]
         if stub in stubs.declared_stubs():
-            notes.append("Define in csrc/aten (and declare in csrc/aten/stub_kernels.h):\n  " +
+            notes.append("Define in csrc/aten (python -m codegen declares it in "
+                         "csrc/generated/stub_kernels.h):\n  " +
                          stubs.kernel_signature(stub, f"torch_tpu::aten::{kernel}"))
         if len(candidates) > 1:
             notes.append("Other stubs named like the op: " + ", ".join(candidates[1:]))

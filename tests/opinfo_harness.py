@@ -184,7 +184,7 @@ def call(op, sample, **extra):
 # --- the route proof -------------------------------------------------------
 
 def _forced() -> frozenset:
-    """Ops TORCH_TPU_FORCE_FALLBACK moves to the host (as csrc/aten/op_registry.cpp reads it)."""
+    """Ops TORCH_TPU_FORCE_FALLBACK moves to the host (as csrc/aten/device/op_registry.cpp reads it)."""
     names = set()
     for item in os.environ.get("TORCH_TPU_FORCE_FALLBACK", "").split(","):
         item = item.strip()

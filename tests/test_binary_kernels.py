@@ -1,4 +1,4 @@
-"""The binary/ternary elementwise stub kernels (csrc/aten/stub_kernels_{compare,
+"""The binary/ternary elementwise stub kernels (csrc/aten/native/elementwise/{compare,
 minmax,divpow,pointwise}.cpp) end to end against CPU eager: comparisons,
 logical and bitwise ops, maximum/minimum/fmax/fmin, clamp in all its forms,
 where, division with rounding, remainder, fmod, pow, atan2, hypot, lerp,

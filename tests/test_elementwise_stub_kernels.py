@@ -1,4 +1,4 @@
-"""The elementwise stub kernels (csrc/aten/stub_kernels_*.cpp) end to end:
+"""The elementwise stub kernels (csrc/aten/native/elementwise/) end to end:
 add/sub/mul/div/neg/abs on tpu against CPU eager, bit for bit, over dtypes,
 broadcasts, strides, Python and CPU scalars, type promotion, alpha, out= and
 in-place forms. Skipped until ops.yaml registers the ops on the stub route.
@@ -6,7 +6,7 @@ in-place forms. Skipped until ops.yaml registers the ops on the stub route.
 The CPU reference is computed on contiguous, broadcast-materialized inputs:
 where CPU's strided loops give other bits than its vectorized ones (float16
 add with alpha, complex neg of zeros), the kernels follow the vectorized
-ones (see csrc/kernels/elementwise_ops.h)."""
+ones (see csrc/kernels/elementwise/ops.h)."""
 
 import contextlib
 import math

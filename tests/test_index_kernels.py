@@ -1,5 +1,5 @@
-"""Indexing, shape and range kernels (csrc/kernels/index*.cpp, shape.cpp;
-glue csrc/aten/ops_index.cpp, ops_shape.cpp, stub_kernels_index.cpp) against
+"""Indexing, shape and range kernels (csrc/kernels/index/, shape/;
+glue csrc/aten/native/index/index.cpp, aten/native/shape/shape.cpp, aten/native/index/scatter_gather.cpp) against
 CPU eager: negative indices, broadcast indices, bool masks, non-contiguous
 inputs and outputs, out=, in place, empty tensors, and the errors - including
 an index out of range found on the device and raised, with CPU's type and

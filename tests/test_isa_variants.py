@@ -1,4 +1,4 @@
-"""Kernel ISA variants (csrc/kernels/isa.h): the extension is built for a
+"""Kernel ISA variants (csrc/kernels/common/isa.h): the extension is built for a
 baseline (x86-64-v3, AVX2) plus AVX-512 variants of the kernels that gain
 from them, and picks one at run time from CPUID. These tests check what is
 reported, that every variant this CPU can run computes CPU's results, that a

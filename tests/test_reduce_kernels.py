@@ -1,5 +1,5 @@
-"""The reduction stub kernels (csrc/aten/stub_kernels_reduce.cpp,
-csrc/kernels/reduce*.cpp) end to end against CPU eager: what the generated
+"""The reduction stub kernels (csrc/aten/native/reduce/reduce.cpp,
+csrc/kernels/reduce/) end to end against CPU eager: what the generated
 OpInfo tests do not reach (keepdim, several dims, dtype=, empty dims with
 CPU's identities and errors, non-contiguous inputs and outputs, out=, NaN,
 ties, long rows and columns split over the cores), with no host fallback."""

@@ -6,7 +6,7 @@ non-contiguous inputs and outputs, in-place and out= forms, bool results of
 the predicates, gelu's two approximations forward and backward through
 autograd, and no host fallback anywhere.
 
-The float approximations (csrc/kernels/vec_math.h) are a few ulp from CPU's
+The float approximations (csrc/kernels/common/vec_math.h) are a few ulp from CPU's
 SLEEF-based ones, so values are compared with OpInfo's default tolerances
 (torch.testing.assert_close), the predicates and rounding ops exactly."""
 

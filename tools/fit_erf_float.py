@@ -1,4 +1,4 @@
-"""Fits the float erf polynomials of csrc/kernels/vec_math.h (least squares on
+"""Fits the float erf polynomials of csrc/kernels/common/vec_math.h (least squares on
 Chebyshev nodes, close to minimax) and prints them with their float32 Horner
 error. Run: python tools/fit_erf_float.py (numpy only)."""
 

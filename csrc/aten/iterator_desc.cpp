@@ -71,8 +71,9 @@ void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, 
                               c10::toString(compute), "' on tpu");
 }
 
-void launch_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
-                        std::vector<kernels::ScalarArg> args, const char* name) {
+void run_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
+                     const char* name, std::vector<kernels::ScalarArg> args) {
+  check_elementwise_dtype(op, compute, name);
   if (iter.numel() == 0) return;
   kernels::ElementwiseDesc d = describe_iterator(iter, compute, name);
   d.args = std::move(args);

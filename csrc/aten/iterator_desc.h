@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "kernels/elementwise.h"
+#include "kernels/elementwise/elementwise.h"
 
 namespace torch_tpu::aten {
 
@@ -30,9 +30,11 @@ kernels::ScalarArg scalar_arg(const c10::Scalar& s, at::ScalarType compute);
 // implements).
 void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, const char* name);
 
-// Enqueues `op` over `iter` on the current stream of the iterator's device
-// (nothing for an empty iterator). Call check_elementwise_dtype first.
-void launch_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
-                        std::vector<kernels::ScalarArg> args, const char* name);
+// What every elementwise stub kernel does: NotImplementedError unless the
+// device implements `op` in `compute` (check_elementwise_dtype), then `op`
+// over `iter` on the current stream of the iterator's device (nothing for an
+// empty iterator). `args`: the op's scalars, already in their kernel form.
+void run_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
+                     const char* name, std::vector<kernels::ScalarArg> args = {});
 
 }  // namespace torch_tpu::aten

@@ -1,7 +1,7 @@
 #include "aten/launch.h"
 
-#include "aten/runtime_check.h"
-#include "aten/tpu_stream.h"
+#include "aten/device/runtime_check.h"
+#include "aten/device/tpu_stream.h"
 
 namespace torch_tpu::aten {
 

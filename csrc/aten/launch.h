@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "kernels/tensor_desc.h"
+#include "kernels/common/tensor_desc.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::aten {

@@ -8,15 +8,15 @@
 #include <chrono>
 #include <utility>
 
-#include "aten/backend.h"
-#include "aten/caching_allocator.h"
-#include "aten/fallback.h"
-#include "aten/generator.h"
-#include "aten/op_trace.h"
-#include "aten/runtime_check.h"
-#include "aten/telemetry.h"
-#include "aten/tpu_stream.h"
-#include "kernels/gemm.h"
+#include "aten/device/backend.h"
+#include "aten/device/caching_allocator.h"
+#include "aten/device/fallback.h"
+#include "aten/device/generator.h"
+#include "aten/device/op_trace.h"
+#include "aten/device/runtime_check.h"
+#include "aten/device/telemetry.h"
+#include "aten/device/tpu_stream.h"
+#include "kernels/linalg/gemm.h"
 #include "runtime/runtime.h"
 
 namespace py = pybind11;
@@ -37,7 +37,7 @@ py::dict device_properties(int index) {
   return d;
 }
 
-// Which kernel variants run (csrc/kernels/isa.h): the selected ISA, the best
+// Which kernel variants run (csrc/kernels/common/isa.h): the selected ISA, the best
 // this CPU has, its features, and the GEMM micro-kernel per dtype.
 py::dict cpu_capability() {
   py::dict d;

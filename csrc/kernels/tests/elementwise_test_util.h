@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
+#include "kernels/copy/copy.h"
+#include "kernels/elementwise/elementwise.h"
 
 namespace ew_test {
 

@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "testing/harness.h"
-#include "kernels/tensor_desc.h"
+#include "kernels/common/tensor_desc.h"
 
 using namespace torch_tpu::kernels;
 

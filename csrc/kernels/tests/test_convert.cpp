@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "testing/harness.h"
-#include "kernels/copy.h"
+#include "kernels/copy/copy.h"
 
 using namespace torch_tpu::kernels;
 

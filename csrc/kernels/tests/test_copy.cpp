@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "testing/harness.h"
-#include "kernels/copy.h"
+#include "kernels/copy/copy.h"
 
 using namespace torch_tpu::kernels;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/elementwise.h"
+#include "kernels/elementwise/elementwise.h"
 #include "runtime/runtime.h"
 #include "testing/harness.h"
 

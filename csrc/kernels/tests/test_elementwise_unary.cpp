@@ -3,7 +3,7 @@
 // (specials included), and the bool results of the predicates (isnan,
 // isposinf, isneginf) through every loop path: direct (float, float16),
 // buffered (strided input, non-bool output dtype).
-#include "kernels/elementwise_fp_contract.h"  // vec_math.h's fused operations are explicit
+#include "kernels/common/fp_contract.h"  // vec_math.h's fused operations are explicit
 
 #include <cmath>
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "elementwise_test_util.h"
-#include "kernels/vec_math.h"
+#include "kernels/common/vec_math.h"
 #include "testing/harness.h"
 
 using namespace ew_test;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm.h"
-#include "kernels/half.h"
+#include "kernels/linalg/gemm.h"
+#include "kernels/common/half.h"
 #include "runtime/runtime.h"
 #include "testing/harness.h"
 

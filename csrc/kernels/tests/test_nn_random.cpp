@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/nn.h"
-#include "kernels/nn_rows.h"
-#include "kernels/random.h"
+#include "kernels/nn/nn.h"
+#include "kernels/nn/rows.h"
+#include "kernels/random/random.h"
 #include "testing/harness.h"
 
 using namespace torch_tpu::kernels;

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/reduce.h"
+#include "kernels/reduce/reduce.h"
 #include "testing/harness.h"
 
 using namespace torch_tpu::kernels;

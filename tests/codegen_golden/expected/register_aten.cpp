@@ -5,7 +5,7 @@
 // initialiser.
 #include <torch/library.h>
 
-#include "aten/backend.h"
+#include "aten/device/backend.h"
 
 namespace torch_tpu::aten {
 

@@ -8,7 +8,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/library.h>
 
-#include "aten/backend.h"
+#include "aten/device/backend.h"
 
 namespace torch_tpu::aten {
 namespace {

@@ -13,10 +13,10 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
-#include "aten/backend.h"
-#include "aten/custom_op_formulas.h"
-#include "aten/op_registry.h"
-#include "aten/telemetry.h"
+#include "aten/device/backend.h"
+#include "aten/native/fused/custom_op_formulas.h"
+#include "aten/device/op_registry.h"
+#include "aten/device/telemetry.h"
 #include "generated/custom_ops.h"
 
 namespace torch_tpu::ops {

@@ -8,9 +8,9 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/op_registry.h"
+#include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
-#include "aten/telemetry.h"
+#include "aten/device/telemetry.h"
 #include "generated/aten_ops.h"
 
 namespace torch_tpu::aten {
@@ -23,6 +23,8 @@ const at::Tensor & tpu_resize_(const at::Tensor & self, at::IntArrayRef size, ::
 }
 
 }  // namespace
+
+void register_shard_2(torch::Library& lib);  // called by register_aten.cpp
 
 void register_shard_2(torch::Library& lib) {
   // resize_: route direct

@@ -8,15 +8,17 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/op_registry.h"
+#include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
-#include "aten/telemetry.h"
+#include "aten/device/telemetry.h"
 #include "generated/aten_ops.h"
 
 namespace torch_tpu::aten {
 namespace {
 
 }  // namespace
+
+void register_shard_3(torch::Library& lib);  // called by register_aten.cpp
 
 void register_shard_3(torch::Library& lib) {
   // linear: route composite

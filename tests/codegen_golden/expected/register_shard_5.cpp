@@ -8,11 +8,11 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/op_registry.h"
+#include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
-#include "aten/telemetry.h"
+#include "aten/device/telemetry.h"
 #include "generated/aten_ops.h"
-#include "aten/stub_kernels.h"
+#include "generated/stub_kernels.h"
 #include <ATen/native/BinaryOps.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/ops/add_native.h>
@@ -123,6 +123,8 @@ at::Tensor & tpu_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 }  // namespace
+
+void register_shard_5(torch::Library& lib);  // called by register_aten.cpp
 
 void register_shard_5(torch::Library& lib) {
   // add.Tensor: route stub (add_stub -> add_kernel)

@@ -8,11 +8,11 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/op_registry.h"
+#include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
-#include "aten/telemetry.h"
+#include "aten/device/telemetry.h"
 #include "generated/aten_ops.h"
-#include "aten/stub_kernels.h"
+#include "generated/stub_kernels.h"
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/abs_native.h>
 #include <ATen/ops/view_native.h>
@@ -34,6 +34,8 @@ at::Tensor tpu_view(const at::Tensor & self, at::IntArrayRef size) {
 }
 
 }  // namespace
+
+void register_shard_6(torch::Library& lib);  // called by register_aten.cpp
 
 void register_shard_6(torch::Library& lib) {
   // abs: route stub (abs_stub -> abs_kernel)

@@ -8,9 +8,9 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/op_registry.h"
+#include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
-#include "aten/telemetry.h"
+#include "aten/device/telemetry.h"
 #include "generated/aten_ops.h"
 #include <ATen/ops/_softmax_meta.h>
 #include <ATen/ops/avg_pool2d_meta.h>
@@ -69,6 +69,8 @@ at::Tensor & tpu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_
 }
 
 }  // namespace
+
+void register_shard_7(torch::Library& lib);  // called by register_aten.cpp
 
 void register_shard_7(torch::Library& lib) {
   // _softmax: route direct

@@ -1,0 +1,508 @@
+#include "aten/device/caching_allocator.h"
+
+#include <c10/util/irange.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "aten/device/runtime_check.h"
+#include "aten/device/tpu_stream.h"
+
+namespace torch_tpu::aten {
+namespace {
+
+using c10::CachingAllocator::StatType;
+using c10::CachingAllocator::StatTypes;
+using c10::CachingDeviceAllocator::DeviceStats;
+
+constexpr size_t kMinBlockSize = 512;         // every request rounds up to this
+constexpr size_t kSmallSize = 1 << 20;        // largest "small" request
+constexpr size_t kSmallBuffer = 2 << 20;      // small-pool segment size
+constexpr size_t kLargeBuffer = 20 << 20;     // segment for 1..10 MiB requests
+constexpr size_t kMinLargeAlloc = 10 << 20;   // from here segments are exact
+constexpr size_t kRoundLarge = 2 << 20;       // ... rounded to 2 MiB
+
+struct BlockPool;
+
+struct Block {
+  c10::DeviceIndex device = 0;
+  runtime::Stream stream = nullptr;  // the stream that allocated it
+  size_t size = 0;                   // bytes in this block
+  size_t requested = 0;              // bytes the caller asked for
+  void* ptr = nullptr;
+  BlockPool* pool = nullptr;
+  bool allocated = false;
+  Block* prev = nullptr;  // neighbours inside the segment
+  Block* next = nullptr;
+  std::unordered_set<runtime::Stream> stream_uses;  // from recordStream
+  int pending_events = 0;                           // deferred free in flight
+
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+  bool is_free() const { return !allocated && pending_events == 0; }
+};
+
+// Free blocks ordered by (stream, size, address): lower_bound finds the
+// smallest block of the right stream that is large enough.
+struct BlockLess {
+  bool operator()(const Block* a, const Block* b) const {
+    auto sa = reinterpret_cast<uintptr_t>(a->stream), sb = reinterpret_cast<uintptr_t>(b->stream);
+    if (sa != sb) return sa < sb;
+    if (a->size != b->size) return a->size < b->size;
+    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+  }
+};
+
+struct BlockPool {
+  explicit BlockPool(bool small) : is_small(small) {}
+  std::set<Block*, BlockLess> free_blocks;
+  const bool is_small;
+};
+
+std::string format_size(uint64_t bytes) {
+  char buf[64];
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", bytes);
+  } else if (bytes < (1ull << 20)) {
+    std::snprintf(buf, sizeof(buf), "%.2f KiB", bytes / 1024.0);
+  } else if (bytes < (1ull << 30)) {
+    std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / 1048576.0);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", bytes / 1073741824.0);
+  }
+  return buf;
+}
+
+size_t round_size(size_t size) {
+  return size < kMinBlockSize ? kMinBlockSize
+                              : kMinBlockSize * ((size + kMinBlockSize - 1) / kMinBlockSize);
+}
+
+size_t segment_size(size_t rounded) {
+  if (rounded <= kSmallSize) return kSmallBuffer;
+  if (rounded < kMinLargeAlloc) return kLargeBuffer;
+  return kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
+}
+
+// All the caching state of one device, behind one mutex.
+class DeviceCache {
+ public:
+  explicit DeviceCache(c10::DeviceIndex device) : device_(device) {}
+
+  Block* malloc(size_t size, runtime::Stream stream) {
+    std::lock_guard<std::mutex> g(mu_);
+    process_pending_frees();
+    const size_t rounded = round_size(size);
+    BlockPool& pool = rounded <= kSmallSize ? small_ : large_;
+    Block* block = take_free_block(pool, stream, rounded);
+    if (block == nullptr) block = new_segment(pool, stream, segment_size(rounded));
+    if (block == nullptr) {
+      // Out of device memory: give back everything cached and try again.
+      stats_.num_alloc_retries += 1;
+      wait_pending_frees();
+      release_cached_segments();
+      block = take_free_block(pool, stream, rounded);
+      if (block == nullptr) block = new_segment(pool, stream, segment_size(rounded));
+    }
+    if (block == nullptr) {
+      stats_.num_ooms += 1;
+      throw_oom(size);
+    }
+    if (should_split(*block, rounded)) {
+      auto* rest = new Block(*block);
+      rest->stream_uses.clear();
+      rest->ptr = static_cast<char*>(block->ptr) + rounded;
+      rest->size = block->size - rounded;
+      rest->prev = block;
+      rest->next = block->next;
+      if (rest->next) rest->next->prev = rest;
+      block->next = rest;
+      block->size = rounded;
+      pool_insert(rest);
+    }
+    block->allocated = true;
+    block->requested = size;
+    allocated_.emplace(block->ptr, block);
+    update(block->pool, [&](StatType t) {
+      stats_.allocation[idx(t)].increase(1);
+      stats_.allocated_bytes[idx(t)].increase(block->size);
+      stats_.active[idx(t)].increase(1);
+      stats_.active_bytes[idx(t)].increase(block->size);
+      stats_.requested_bytes[idx(t)].increase(size);
+    });
+    return block;
+  }
+
+  void free(Block* block) {
+    std::lock_guard<std::mutex> g(mu_);
+    block->allocated = false;
+    allocated_.erase(block->ptr);
+    update(block->pool, [&](StatType t) {
+      stats_.allocation[idx(t)].decrease(1);
+      stats_.allocated_bytes[idx(t)].decrease(block->size);
+      stats_.requested_bytes[idx(t)].decrease(block->requested);
+    });
+    if (block->stream_uses.empty()) {
+      return_to_pool(block);
+      return;
+    }
+    // Other streams used this memory (recordStream): it may be reused only
+    // after the work they have queued so far has finished.
+    for (runtime::Stream s : block->stream_uses) {
+      runtime::Event ev = nullptr;
+      TPU_CHECK(runtime::event_create(&ev, runtime::kEventDisableTiming));
+      TPU_CHECK(runtime::event_record(ev, s));
+      pending_.emplace_back(ev, block);
+      block->pending_events += 1;
+    }
+    block->stream_uses.clear();
+  }
+
+  Block* find_allocated(void* ptr) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = allocated_.find(ptr);
+    return it == allocated_.end() ? nullptr : it->second;
+  }
+
+  void record_stream(Block* block, runtime::Stream stream) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (stream != block->stream) block->stream_uses.insert(stream);
+  }
+
+  void empty_cache() {
+    std::lock_guard<std::mutex> g(mu_);
+    wait_pending_frees();
+    release_cached_segments();
+  }
+
+  DeviceStats stats() {
+    std::lock_guard<std::mutex> g(mu_);
+    DeviceStats s = stats_;
+    s.max_split_size = -1;  // no limit: any cached block may be split
+    return s;
+  }
+
+  void reset_accumulated() {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto* arr : stat_arrays()) {
+      for (auto& st : *arr) st.reset_accumulated();
+    }
+    stats_.num_alloc_retries = 0;
+    stats_.num_ooms = 0;
+    stats_.num_sync_all_streams = 0;
+    stats_.num_device_alloc = 0;
+    stats_.num_device_free = 0;
+    stats_.oversize_allocations.reset_accumulated();
+    stats_.oversize_segments.reset_accumulated();
+  }
+
+  void reset_peak() {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto* arr : stat_arrays()) {
+      for (auto& st : *arr) st.reset_peak();
+    }
+    stats_.oversize_allocations.reset_peak();
+    stats_.oversize_segments.reset_peak();
+  }
+
+  void snapshot(std::vector<c10::CachingDeviceAllocator::SegmentInfo>& out) {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto& [base, head] : segments_) {
+      c10::CachingDeviceAllocator::SegmentInfo seg;
+      seg.device = device_;
+      seg.address = base;
+      seg.stream = head->stream;
+      seg.is_large = !head->pool->is_small;
+      for (Block* b = head; b != nullptr; b = b->next) {
+        c10::CachingDeviceAllocator::BlockInfo info;
+        info.size = b->size;
+        info.requested_size = b->allocated ? b->requested : 0;
+        info.allocated = b->allocated;
+        info.active = !b->is_free();
+        seg.total_size += b->size;
+        if (b->allocated) {
+          seg.allocated_size += b->size;
+          seg.requested_size += b->requested;
+        }
+        if (info.active) seg.active_size += b->size;
+        seg.blocks.push_back(info);
+      }
+      out.push_back(std::move(seg));
+    }
+  }
+
+ private:
+  static size_t idx(StatType t) { return static_cast<size_t>(t); }
+
+  template <typename F>
+  void update(const BlockPool* pool, F f) {
+    f(StatType::AGGREGATE);
+    f(pool->is_small ? StatType::SMALL_POOL : StatType::LARGE_POOL);
+  }
+
+  std::vector<c10::CachingAllocator::StatArray*> stat_arrays() {
+    return {&stats_.allocation,      &stats_.segment,         &stats_.active,
+            &stats_.inactive_split,  &stats_.allocated_bytes, &stats_.reserved_bytes,
+            &stats_.active_bytes,    &stats_.inactive_split_bytes, &stats_.requested_bytes};
+  }
+
+  static bool should_split(const Block& block, size_t rounded) {
+    size_t remaining = block.size - rounded;
+    return block.pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+  }
+
+  // The pool's free set changes only through these two, which keep the
+  // inactive_split statistics exact.
+  void pool_insert(Block* block) {
+    block->pool->free_blocks.insert(block);
+    if (block->is_split()) {
+      update(block->pool, [&](StatType t) {
+        stats_.inactive_split[idx(t)].increase(1);
+        stats_.inactive_split_bytes[idx(t)].increase(block->size);
+      });
+    }
+  }
+
+  void pool_erase(Block* block) {
+    block->pool->free_blocks.erase(block);
+    if (block->is_split()) {
+      update(block->pool, [&](StatType t) {
+        stats_.inactive_split[idx(t)].decrease(1);
+        stats_.inactive_split_bytes[idx(t)].decrease(block->size);
+      });
+    }
+  }
+
+  Block* take_free_block(BlockPool& pool, runtime::Stream stream, size_t rounded) {
+    Block key;
+    key.stream = stream;
+    key.size = rounded;
+    auto it = pool.free_blocks.lower_bound(&key);
+    if (it == pool.free_blocks.end() || (*it)->stream != stream) return nullptr;
+    Block* block = *it;
+    pool_erase(block);
+    return block;
+  }
+
+  Block* new_segment(BlockPool& pool, runtime::Stream stream, size_t bytes) {
+    void* ptr = nullptr;
+    runtime::Status st = runtime::malloc(device_, bytes, &ptr);
+    if (st == runtime::Status::kOutOfMemory) return nullptr;
+    TPU_CHECK(st);
+    auto* block = new Block();
+    block->device = device_;
+    block->stream = stream;
+    block->size = bytes;
+    block->ptr = ptr;
+    block->pool = &pool;
+    segments_[reinterpret_cast<uintptr_t>(ptr)] = block;
+    stats_.num_device_alloc += 1;
+    update(&pool, [&](StatType t) {
+      stats_.segment[idx(t)].increase(1);
+      stats_.reserved_bytes[idx(t)].increase(bytes);
+    });
+    return block;
+  }
+
+  // A block nobody uses any more: merge it with free neighbours, then cache.
+  void return_to_pool(Block* block) {
+    update(block->pool, [&](StatType t) {
+      stats_.active[idx(t)].decrease(1);
+      stats_.active_bytes[idx(t)].decrease(block->size);
+    });
+    if (Block* p = block->prev; p != nullptr && p->is_free()) {
+      pool_erase(p);
+      block->ptr = p->ptr;
+      block->size += p->size;
+      block->prev = p->prev;
+      if (block->prev) {
+        block->prev->next = block;
+      } else {
+        segments_[reinterpret_cast<uintptr_t>(block->ptr)] = block;
+      }
+      delete p;
+    }
+    if (Block* n = block->next; n != nullptr && n->is_free()) {
+      pool_erase(n);
+      block->size += n->size;
+      block->next = n->next;
+      if (block->next) block->next->prev = block;
+      delete n;
+    }
+    pool_insert(block);
+  }
+
+  void finish_pending(Block* block) {
+    block->pending_events -= 1;
+    if (block->pending_events == 0) return_to_pool(block);
+  }
+
+  void process_pending_frees() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (runtime::event_query(it->first) == runtime::Status::kNotReady) {
+        ++it;
+        continue;
+      }
+      runtime::event_destroy(it->first);
+      Block* block = it->second;
+      it = pending_.erase(it);
+      finish_pending(block);
+    }
+  }
+
+  void wait_pending_frees() {
+    stats_.num_sync_all_streams += 1;
+    while (!pending_.empty()) {
+      auto [ev, block] = pending_.front();
+      pending_.pop_front();
+      runtime::Status st = runtime::event_synchronize(ev);
+      runtime::event_destroy(ev);
+      finish_pending(block);
+      TPU_CHECK(st);
+    }
+  }
+
+  // Frees every cached segment that is entirely unused. runtime::free
+  // synchronises the device, so no queued work still touches the memory.
+  void release_cached_segments() {
+    for (BlockPool* pool : {&small_, &large_}) {
+      for (auto it = pool->free_blocks.begin(); it != pool->free_blocks.end();) {
+        Block* block = *it;
+        if (block->is_split()) {
+          ++it;
+          continue;
+        }
+        it = pool->free_blocks.erase(it);
+        segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+        TPU_CHECK(runtime::free(block->ptr));
+        stats_.num_device_free += 1;
+        update(pool, [&](StatType t) {
+          stats_.segment[idx(t)].decrease(1);
+          stats_.reserved_bytes[idx(t)].decrease(block->size);
+        });
+        delete block;
+      }
+    }
+  }
+
+  [[noreturn]] void throw_oom(size_t size) {
+    size_t free_bytes = 0, total_bytes = 0;
+    runtime::mem_get_info(device_, &free_bytes, &total_bytes);
+    const auto agg = idx(StatType::AGGREGATE);
+    const int64_t allocated = stats_.allocated_bytes[agg].current;
+    const int64_t reserved = stats_.reserved_bytes[agg].current;
+    TORCH_CHECK_WITH(
+        OutOfMemoryError, false, "TPU out of memory. Tried to allocate ", format_size(size),
+        ". tpu:", static_cast<int>(device_), " has a total capacity of ",
+        format_size(total_bytes), " of which ", format_size(free_bytes),
+        " is free. Of the allocated memory ", format_size(allocated),
+        " is allocated by PyTorch, and ", format_size(reserved - allocated),
+        " is reserved by PyTorch but unallocated. The capacity is set by "
+        "TORCH_TPU_DEVICE_MEMORY.");
+  }
+
+  std::mutex mu_;
+  const c10::DeviceIndex device_;
+  BlockPool small_{true};
+  BlockPool large_{false};
+  std::unordered_map<void*, Block*> allocated_;
+  std::map<uintptr_t, Block*> segments_;  // segment base -> first block
+  std::deque<std::pair<runtime::Event, Block*>> pending_;
+  DeviceStats stats_;
+};
+
+DeviceCache& cache(c10::DeviceIndex device) {
+  static std::vector<DeviceCache*> caches = [] {
+    std::vector<DeviceCache*> v;  // leaked: memory outlives static destructors
+    for (int i = 0; i < runtime::device_count(); ++i) {
+      v.push_back(new DeviceCache(static_cast<c10::DeviceIndex>(i)));
+    }
+    return v;
+  }();
+  check_device_index(device);
+  return *caches[device];
+}
+
+void delete_block(void* ctx) {
+  // A child forked after the device started cannot touch it (e.g. a fork
+  // based DataLoader worker freeing an inherited tensor): leak, don't throw.
+  if (runtime::in_bad_fork()) return;
+  auto* block = static_cast<Block*>(ctx);
+  cache(block->device).free(block);
+}
+
+void delete_raw(void* ptr) {
+  if (ptr == nullptr) return;
+  runtime::PointerAttributes attr;
+  runtime::pointer_get_attributes(ptr, &attr);
+  TORCH_CHECK(attr.type == runtime::MemoryType::kDevice, "not a tpu pointer: ", ptr);
+  auto& c = cache(static_cast<c10::DeviceIndex>(attr.device));
+  Block* block = c.find_allocated(ptr);
+  TORCH_CHECK(block != nullptr, "tpu pointer ", ptr, " was not allocated by the allocator");
+  c.free(block);
+}
+
+class TpuCachingAllocator final : public c10::DeviceAllocator {
+ public:
+  c10::DataPtr allocate(size_t nbytes) override {
+    const c10::DeviceIndex device = current_device();
+    if (nbytes == 0) return c10::DataPtr(nullptr, tpu_device(device));
+    Block* block = cache(device).malloc(nbytes, native_stream(current_stream(device)));
+    return c10::DataPtr(block->ptr, block, &delete_block, tpu_device(device));
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return &delete_raw; }
+
+  void copy_data(void* dst, const void* src, size_t count) const override {
+    TPU_CHECK(runtime::memcpy(dst, src, count, runtime::MemcpyKind::kDeviceToDevice));
+  }
+
+  bool initialized() override { return true; }
+
+  void emptyCache(c10::MempoolId_t /*mempool_id*/) override {
+    for (c10::DeviceIndex d = 0; d < device_count(); ++d) cache(d).empty_cache();
+  }
+
+  void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override {
+    if (ptr.get() == nullptr || ptr.get_deleter() != &delete_block) return;
+    auto* block = static_cast<Block*>(ptr.get_context());
+    cache(block->device).record_stream(block, native_stream(stream));
+  }
+
+  DeviceStats getDeviceStats(c10::DeviceIndex device) override {
+    return cache(device).stats();
+  }
+
+  void resetAccumulatedStats(c10::DeviceIndex device) override {
+    cache(device).reset_accumulated();
+  }
+
+  void resetPeakStats(c10::DeviceIndex device) override { cache(device).reset_peak(); }
+
+  std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
+    check_device_index(device);
+    size_t free_bytes = 0, total_bytes = 0;
+    TPU_CHECK(runtime::mem_get_info(device, &free_bytes, &total_bytes));
+    return {free_bytes, total_bytes};
+  }
+};
+
+}  // namespace
+
+c10::DeviceAllocator* device_allocator() {
+  static auto* allocator = new TpuCachingAllocator();
+  return allocator;
+}
+
+std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot() {
+  std::vector<c10::CachingDeviceAllocator::SegmentInfo> out;
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) cache(d).snapshot(out);
+  return out;
+}
+
+}  // namespace torch_tpu::aten

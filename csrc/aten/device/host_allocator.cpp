@@ -1,0 +1,74 @@
+#include "aten/device/host_allocator.h"
+
+#include <utility>
+
+#include "aten/device/runtime_check.h"
+#include "aten/device/tpu_stream.h"
+
+namespace torch_tpu::aten {
+namespace {
+
+// Owns one runtime event; what the host cache waits on before reusing a block.
+class HostEvent {
+ public:
+  HostEvent() = default;
+  explicit HostEvent(const c10::Stream& stream) {
+    TPU_CHECK(runtime::event_create(&event_, runtime::kEventDisableTiming));
+    TPU_CHECK(runtime::event_record(event_, native_stream(stream)));
+  }
+  HostEvent(HostEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  HostEvent& operator=(HostEvent&& other) noexcept {
+    std::swap(event_, other.event_);
+    return *this;
+  }
+  HostEvent(const HostEvent&) = delete;
+  HostEvent& operator=(const HostEvent&) = delete;
+  ~HostEvent() {
+    if (event_ != nullptr) runtime::event_destroy(event_);
+  }
+  bool done() const {
+    return event_ == nullptr || runtime::event_query(event_) != runtime::Status::kNotReady;
+  }
+
+ private:
+  runtime::Event event_ = nullptr;
+};
+
+struct TpuHostAllocatorImpl final : at::CachingHostAllocatorImpl<c10::Stream, HostEvent> {
+ private:
+  void allocate_host_memory(size_t size, void** ptr) override {
+    TPU_CHECK(runtime::malloc_host(size, ptr));
+  }
+  void free_block(at::HostBlock<c10::Stream>* block) override {
+    runtime::free_host(block->ptr_);
+  }
+  void record_stream(std::optional<std::vector<HostEvent>>& events,
+                     c10::Stream stream) override {
+    events->emplace_back(stream);
+  }
+  bool query_event(HostEvent& event) override { return event.done(); }
+  c10::Stream get_current_stream() const override { return current_stream(); }
+  bool stream_is_capturing(c10::Stream /*s*/) const override { return false; }
+};
+
+void delete_host_block(void* ctx);
+
+struct TpuHostAllocator final
+    : at::CachingHostAllocatorInterface<TpuHostAllocatorImpl, delete_host_block> {};
+
+TpuHostAllocator& instance() {
+  static auto* allocator = new TpuHostAllocator();  // leaked: outlives statics
+  return *allocator;
+}
+
+void delete_host_block(void* ctx) { instance().free(ctx); }
+
+}  // namespace
+
+at::HostAllocator* host_allocator() { return &instance(); }
+
+void record_host_use(void* ptr, void* ctx, const c10::Stream& stream) {
+  instance().record_event(ptr, ctx, stream);
+}
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,55 @@
+// maximum/minimum/fmax/fmin and clamp stubs (stub_kernels.h): computed in
+// TensorIterator's common dtype; clamp's scalar bounds are converted to it as
+// CPU converts them (min.to<scalar_t>(), with its overflow errors).
+#include <ATen/native/BinaryOps.h>
+#include <ATen/native/TensorCompare.h>
+
+#include <type_traits>
+
+#include "aten/native/elementwise/stub_helpers.h"
+#include "generated/stub_kernels.h"
+
+namespace torch_tpu::aten {
+
+using kernels::ElementwiseOp;
+
+
+void maximum_kernel(at::TensorIteratorBase& iter) {
+  run_elementwise(iter, ElementwiseOp::kMaximum, iter.common_dtype(), "maximum_stub");
+}
+void minimum_kernel(at::TensorIteratorBase& iter) {
+  run_elementwise(iter, ElementwiseOp::kMinimum, iter.common_dtype(), "minimum_stub");
+}
+void fmax_kernel(at::TensorIteratorBase& iter) {
+  run_elementwise(iter, ElementwiseOp::kFmax, iter.common_dtype(), "fmax_stub");
+}
+void fmin_kernel(at::TensorIteratorBase& iter) {
+  run_elementwise(iter, ElementwiseOp::kFmin, iter.common_dtype(), "fmin_stub");
+}
+
+void clamp_kernel(at::TensorIteratorBase& iter) {
+  run_elementwise(iter, ElementwiseOp::kClamp, iter.common_dtype(), "clamp_stub");
+}
+
+void clamp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& min, const c10::Scalar& max) {
+  const at::ScalarType compute = iter.common_dtype();
+  check_elementwise_dtype(ElementwiseOp::kClampScalar, compute, "clamp_scalar_stub");  // before the scalars
+  run_elementwise(iter, ElementwiseOp::kClampScalar, compute, "clamp_scalar_stub",
+                  {scalar_arg(min, compute), scalar_arg(max, compute)});
+}
+
+void clamp_min_scalar_kernel(at::TensorIteratorBase& iter, c10::Scalar min) {
+  const at::ScalarType compute = iter.common_dtype();
+  check_elementwise_dtype(ElementwiseOp::kClampMinScalar, compute, "clamp_min_scalar_stub");  // before the scalars
+  run_elementwise(iter, ElementwiseOp::kClampMinScalar, compute, "clamp_min_scalar_stub",
+                  {scalar_arg(min, compute)});
+}
+
+void clamp_max_scalar_kernel(at::TensorIteratorBase& iter, c10::Scalar max) {
+  const at::ScalarType compute = iter.common_dtype();
+  check_elementwise_dtype(ElementwiseOp::kClampMaxScalar, compute, "clamp_max_scalar_stub");  // before the scalars
+  run_elementwise(iter, ElementwiseOp::kClampMaxScalar, compute, "clamp_max_scalar_stub",
+                  {scalar_arg(max, compute)});
+}
+
+}  // namespace torch_tpu::aten

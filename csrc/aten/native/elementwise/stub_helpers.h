@@ -1,0 +1,37 @@
+// Helpers shared by the binary/ternary stub kernels (csrc/aten/native/elementwise/*.cpp of
+// the binary family): check the compute dtype on the host, then launch.
+#pragma once
+
+#include <ATen/TensorIterator.h>
+#include <c10/core/Scalar.h>
+
+#include <utility>
+#include <vector>
+
+#include "aten/iterator_desc.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace torch_tpu::aten {
+
+// A Scalar as it is (no conversion to the compute dtype), for kernels that
+// look at its exact value (pow's exponent special cases).
+inline kernels::ScalarArg raw_scalar_arg(const c10::Scalar& s) {
+  if (s.isBoolean()) return kernels::ScalarArg::from_bool(s.toBool());
+  if (s.isIntegral(/*includeBool=*/false)) return kernels::ScalarArg::from_int(s.toLong());
+  if (s.isComplex()) {
+    const c10::complex<double> z = s.toComplexDouble();
+    return kernels::ScalarArg::from_complex(z.real(), z.imag());
+  }
+  return kernels::ScalarArg::from_double(s.toDouble());
+}
+
+// A scalar of a float16/bfloat16 op that CPU reads as float (value.to<float>()),
+// else converted to the compute dtype (value.to<scalar_t>()).
+inline kernels::ScalarArg opmath_scalar_arg(const c10::Scalar& s, at::ScalarType compute) {
+  if (compute == at::kHalf || compute == at::kBFloat16) {
+    return kernels::ScalarArg::from_double(static_cast<double>(s.to<float>()));
+  }
+  return scalar_arg(s, compute);
+}
+
+}  // namespace torch_tpu::aten

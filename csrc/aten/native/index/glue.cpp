@@ -1,0 +1,22 @@
+#include "aten/native/index/glue.h"
+
+namespace torch_tpu::aten {
+
+kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min_dim) {
+  kernels::TensorDesc d = describe(t, op);
+  while (d.dim() < min_dim) {
+    d.sizes.push_back(1);
+    d.strides.push_back(1);
+  }
+  return d;
+}
+
+void check_same_tpu_device(const char* op, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs) {
+  for (const at::Tensor* t : inputs) {
+    if (!t->defined()) continue;
+    TORCH_CHECK(t->device() == out.device(), "Expected all tensors to be on the same device, but found at least two "
+                "devices, ", out.device(), " and ", t->device(), "! (when checking argument for ", op, ")");
+  }
+}
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,21 @@
+// Small helpers shared by the indexing and shape glue (aten/native/index/index.cpp,
+// aten/native/shape/shape.cpp, aten/native/index/scatter_gather.cpp).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <initializer_list>
+
+#include "aten/launch.h"
+#include "kernels/common/tensor_desc.h"
+
+namespace torch_tpu::aten {
+
+// describe(t), with a 0-dim tensor seen as `min_dim` dims of size 1.
+kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min_dim);
+
+// RuntimeError unless every defined tensor is on out's tpu device (CPU's
+// wording for tensors on different devices).
+void check_same_tpu_device(const char* op, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs);
+
+}  // namespace torch_tpu::aten

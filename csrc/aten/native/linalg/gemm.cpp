@@ -1,0 +1,81 @@
+// Matrix products on tpu: mm, addmm, bmm, baddbmm (functional, in-place and
+// out=), all through the device GEMM (kernels/linalg/gemm.h).
+//
+// ATen's CPU implementations (addmm_impl_cpu_, bmm_out_cpu) call CPU BLAS, so
+// these are direct routes with structured impls: the generated wrappers run
+// ATen's device-generic structured meta(), which checks shapes and dtypes
+// with PyTorch's messages and computes (or resizes) the output, and set the
+// device checks and guard. What follows meta() mirrors the CPU impl: addmm expands self to the result's shape; beta == 0 ignores self (NaN
+// included); k == 0 gives beta * self. The GEMM reads any strides (transposed
+// or sliced views need no copies) and takes self as a separate operand, so the
+// bias of nn.Linear is never materialised into the output first.
+#include <ATen/ExpandUtils.h>
+#include <ATen/ops/empty.h>
+
+#include "aten/native/linalg/launch.h"
+#include "generated/aten_ops.h"
+
+namespace torch_tpu::aten {
+namespace {
+
+// --- mm -----------------------------------------------------------------------
+
+void mm_impl(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& result) {
+  TORCH_CHECK(self.scalar_type() == mat2.scalar_type(),
+              "expected m1 and m2 to have the same dtype, but got: ", self.dtype(), " != ",
+              mat2.dtype());
+  matmul::run_gemm("mm", result, self, mat2, nullptr, 1, 0, /*batched=*/false);
+}
+
+// --- addmm ----------------------------------------------------------------------
+
+void addmm_impl(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& result) {
+  auto b_self = at::expand_size(self, {mat1.sizes()[0], mat2.sizes()[1]}, "addmm_out");
+  TORCH_CHECK(mat1.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
+              mat1.dtype(), " != ", mat2.dtype());
+  const auto self_sizes = b_self->sizes();
+  TORCH_CHECK(self_sizes[0] == mat1.sizes()[0] && self_sizes[1] == mat2.sizes()[1],
+              "input shape is incompatible with matrix multiplication (", mat1.sizes()[0], "x",
+              mat1.sizes()[1], " @ ", mat2.sizes()[0], "x", mat2.sizes()[1], " != ", self_sizes[0],
+              "x", self_sizes[1], ")");
+  matmul::run_gemm("addmm", result, mat1, mat2, &*b_self, alpha, beta, /*batched=*/false);
+}
+
+// --- bmm / baddbmm -------------------------------------------------------------------
+
+void bmm_impl(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& result) {
+  TORCH_CHECK(self.scalar_type() == mat2.scalar_type(), "expected scalar type ",
+              self.scalar_type(), " but found ", mat2.scalar_type());
+  matmul::run_gemm("bmm", result, self, mat2, nullptr, 1, 0, /*batched=*/true);
+}
+
+// ATen's baddbmm meta() already copied self into the result when beta != 0.
+void baddbmm_impl(const at::Tensor& batch1, const at::Tensor& batch2, const at::Scalar& beta,
+                  const at::Scalar& alpha, const at::Tensor& result) {
+  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ",
+              batch1.scalar_type(), " but found ", batch2.scalar_type());
+  matmul::run_gemm("baddbmm", result, batch1, batch2, &result, alpha, beta, /*batched=*/true);
+}
+
+}  // namespace
+
+void mm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
+  mm_impl(self, mat2, out);
+}
+
+void addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+               const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
+  addmm_impl(self, mat1, mat2, beta, alpha, out);
+}
+
+void bmm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
+  bmm_impl(self, mat2, out);
+}
+
+void baddbmm_out(const at::Tensor& /*self*/, const at::Tensor& batch1, const at::Tensor& batch2,
+                 const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
+  baddbmm_impl(batch1, batch2, beta, alpha, out);
+}
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,52 @@
+// grid_sampler_2d (direct route): ATen's CPU implementation calls its kernel
+// with a hard-coded CPU device. Checks are ATen's (GridSamplerUtils.h); the
+// output is contiguous [N, C, out_h, out_w], as on CPU and in FakeTensor's
+// meta. Sampling is kernels/grid_sample.h.
+#include <ATen/core/Tensor.h>
+#include <ATen/native/GridSamplerUtils.h>
+#include <ATen/ops/empty.h>
+
+#include "aten/launch.h"
+#include "generated/aten_ops.h"
+#include "kernels/nn/grid_sample.h"
+
+namespace torch_tpu::aten {
+
+at::Tensor grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
+                           int64_t padding_mode, bool align_corners) {
+  at::native::check_grid_sampler_common(input, grid);
+  at::native::check_grid_sampler_2d(input, grid);
+  TORCH_CHECK(interpolation_mode >= 0 && interpolation_mode <= 2,
+              "grid_sampler(): expected interpolation_mode 0 (bilinear), 1 (nearest) or 2 (bicubic), got ",
+              interpolation_mode);
+  TORCH_CHECK(padding_mode >= 0 && padding_mode <= 2,
+              "grid_sampler(): expected padding_mode 0 (zeros), 1 (border) or 2 (reflection), got ", padding_mode);
+  TORCH_CHECK(grid.scalar_type() == input.scalar_type(), "grid_sampler(): expected input and grid to have the "
+              "same dtype, but input has ", input.scalar_type(), " and grid has ", grid.scalar_type());
+  const kernels::DType t = device_dtype(input.scalar_type(), "grid_sampler_2d");
+  TORCH_CHECK_NOT_IMPLEMENTED(kernels::grid_sample_supports(t), "\"grid_sampler_2d\" not implemented for '",
+                              input.scalar_type(), "' on tpu");
+  const at::Tensor x = input.contiguous(), g = grid.contiguous();
+  kernels::GridSampleDesc d;
+  d.dtype = t;
+  d.N = x.size(0);
+  d.C = x.size(1);
+  d.H = x.size(2);
+  d.W = x.size(3);
+  d.out_h = g.size(1);
+  d.out_w = g.size(2);
+  d.interpolation = static_cast<kernels::GridInterpolation>(interpolation_mode);
+  d.padding = static_cast<kernels::GridPadding>(padding_mode);
+  d.align_corners = align_corners;
+  at::Tensor out = at::empty({d.N, d.C, d.out_h, d.out_w}, x.options());
+  if (out.numel() > 0) {
+    const void* xp = x.const_data_ptr();
+    const void* gp = g.const_data_ptr();
+    void* op = out.data_ptr();
+    launch(input.device().index(), "grid_sampler_2d", {xp, gp, op},
+           [d, xp, gp, op] { kernels::grid_sample_2d(d, xp, gp, op); });
+  }
+  return out;
+}
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,143 @@
+// Shape ops and range factories ATen implements for CPU only ("direct"
+// route): cat, tril/triu (structured impls: the generated wrappers run ATen's
+// structured meta(), which checks and sizes the output as for CPU; our
+// kernels fill it), arange.start_out and linspace.out (CPU's size
+// computation and checks, RangeUtils.h; the functional forms reach these
+// through ATen's CompositeExplicitAutograd kernels: arange, linspace).
+#include <ATen/AccumulateType.h>
+#include <ATen/Dispatch.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/RangeUtils.h>
+#include <ATen/core/ATen_fwd.h>
+#include <ATen/core/IListRef.h>
+
+#include <vector>
+
+#include "aten/native/index/glue.h"
+#include "aten/launch.h"
+#include "generated/aten_ops.h"
+#include "kernels/copy/copy.h"
+#include "kernels/shape/shape.h"
+
+namespace torch_tpu::aten {
+
+// ---- cat ------------------------------------------------------------------------
+
+void cat_out(const at::ITensorListRef& tensors, int64_t dim, int64_t /*valid*/, bool /*all_contiguous*/,
+             bool /*all_same_dtype*/, bool /*all_same_sizes_and_stride*/, at::MemoryFormat /*memory_format*/,
+             const at::Tensor& result) {
+  if (result.numel() == 0) return;
+  // CPU's impl checks: the output overlaps no input.
+  at::assert_no_internal_overlap(result);
+  std::vector<std::pair<kernels::TensorDesc, kernels::TensorDesc>> pieces;
+  std::vector<const void*> buffers;
+  kernels::TensorDesc r = describe(result, "cat");
+  buffers.push_back(r.data);
+  int64_t offset = 0;
+  for (const at::Tensor& t : tensors) {
+    // ATen skips legacy empty inputs (1-D, zero elements) of any shape.
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    TORCH_CHECK(t.device() == result.device(), "Expected all tensors to be on the same device, but found at least "
+                "two devices, ", result.device(), " and ", t.device(), "!");
+    at::assert_no_overlap(result, t);
+    const int64_t n = t.size(dim);
+    if (n > 0 && t.numel() > 0) {
+      kernels::TensorDesc dst = r;
+      dst.sizes[dim] = n;
+      dst.data = static_cast<char*>(r.data) +
+                 offset * r.strides[dim] * static_cast<int64_t>(kernels::dtype_size(r.dtype));
+      kernels::TensorDesc src = describe(t, "cat");
+      buffers.push_back(src.data);
+      pieces.emplace_back(std::move(dst), std::move(src));
+    }
+    offset += n;
+  }
+  if (!pieces.empty()) {
+    launch(result.device().index(), "cat", std::move(buffers), [pieces = std::move(pieces)] {
+      for (const auto& [dst, src] : pieces) kernels::copy_strided(dst, src);
+    });
+  }
+}
+
+// ---- tril / triu --------------------------------------------------------------------
+
+namespace {
+
+void triangle_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& result, bool lower, const char* name) {
+  if (self.numel() > 0) {
+    at::assert_no_internal_overlap(result);  // CPU's check (its kernel's TensorIterator)
+    // A partial overlap of out and self would read overwritten elements.
+    if (!(result.is_same(self) || (result.data_ptr() == self.data_ptr() && result.strides() == self.strides()))) {
+      at::assert_no_overlap(result, self);
+    }
+    kernels::TensorDesc o = describe(result, name);
+    kernels::TensorDesc s = describe(self, name);
+    std::vector<const void*> buffers{o.data, s.data};
+    launch(result.device().index(), name, std::move(buffers),
+           [o = std::move(o), s = std::move(s), diagonal, lower] { kernels::triangle(o, s, diagonal, lower); });
+  }
+}
+
+}  // namespace
+
+void tril_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
+  triangle_out(self, diagonal, out, true, "tril");
+}
+
+void triu_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
+  triangle_out(self, diagonal, out, false, "triu");
+}
+
+// ---- arange / linspace ----------------------------------------------------------------
+
+at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+  kernels::RangeScalar s0, s1;
+  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "arange_tpu", [&]() {
+    const int64_t size = at::native::compute_arange_size<scalar_t>(start, end, step);
+    const int64_t numel = out.numel();
+    if (numel != size) {
+      if (numel > 0) {
+        TORCH_WARN("The number of elements in the out tensor of shape ", out.sizes(), " is ", numel,
+                   " which does not match the computed number of elements ", size,
+                   ". Note that this may occur as a result of rounding error. "
+                   "The out tensor will be resized to a tensor of shape (", size, ",).");
+      }
+      out.resize_({size});
+    }
+    using accscalar_t = at::acc_type<scalar_t, false>;
+    if constexpr (std::is_integral_v<accscalar_t>) {
+      s0.i = start.to<accscalar_t>();
+      s1.i = step.to<accscalar_t>();
+    } else {
+      s0.d = static_cast<double>(start.to<accscalar_t>());
+      s1.d = static_cast<double>(step.to<accscalar_t>());
+    }
+  });
+  if (out.numel() == 0) return out;
+  at::assert_no_internal_overlap(out);  // CPU's check (its kernel's TensorIterator)
+  kernels::TensorDesc o = describe_nd(out, "arange", 1);
+  std::vector<const void*> buffers{o.data};
+  launch(out.device().index(), "arange", std::move(buffers), [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
+  return out;
+}
+
+at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.numel() != steps) out.resize_({steps});
+  if (steps == 0) return out;
+  at::assert_no_internal_overlap(out);  // CPU's check (its kernel's TensorIterator)
+  if (steps == 1) {
+    out.fill_(start);
+    return out;
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!at::isComplexType(out.scalar_type()) && out.scalar_type() != at::kBool,
+                              "\"linspace\" not implemented for '", c10::toString(out.scalar_type()), "' on tpu");
+  kernels::TensorDesc o = describe_nd(out, "linspace", 1);
+  const double s = start.to<double>(), e = end.to<double>();
+  std::vector<const void*> buffers{o.data};
+  launch(out.device().index(), "linspace", std::move(buffers),
+         [o = std::move(o), s, e, steps] { kernels::linspace(o, s, e, steps); });
+  return out;
+}
+
+}  // namespace torch_tpu::aten

@@ -1,0 +1,58 @@
+// Maps a runtime DType to its storage type (convert.h) for templated code.
+// Private to the kernel library.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/common/convert.h"
+#include "kernels/common/tensor_desc.h"
+
+namespace torch_tpu::kernels {
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<T>{}) with T the storage type of `t`.
+template <typename F>
+decltype(auto) visit_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::kBool: return f(TypeTag<Bool>{});
+    case DType::kUInt8: return f(TypeTag<uint8_t>{});
+    case DType::kInt8: return f(TypeTag<int8_t>{});
+    case DType::kInt16: return f(TypeTag<int16_t>{});
+    case DType::kInt32: return f(TypeTag<int32_t>{});
+    case DType::kInt64: return f(TypeTag<int64_t>{});
+    case DType::kUInt16: return f(TypeTag<uint16_t>{});
+    case DType::kUInt32: return f(TypeTag<uint32_t>{});
+    case DType::kUInt64: return f(TypeTag<uint64_t>{});
+    case DType::kFloat16: return f(TypeTag<Half>{});
+    case DType::kBFloat16: return f(TypeTag<BFloat16>{});
+    case DType::kFloat32: return f(TypeTag<float>{});
+    case DType::kFloat64: return f(TypeTag<double>{});
+    case DType::kComplex64: return f(TypeTag<Complex<float>>{});
+    case DType::kComplex128: return f(TypeTag<Complex<double>>{});
+  }
+  throw std::invalid_argument("torch_tpu kernels: invalid DType " + std::to_string(static_cast<int>(t)));
+}
+
+// Raw element of a given byte size, for copies and fills that only move bits.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+template <typename F>
+decltype(auto) visit_element_size(size_t size, F&& f) {
+  switch (size) {
+    case 1: return f(TypeTag<uint8_t>{});
+    case 2: return f(TypeTag<uint16_t>{});
+    case 4: return f(TypeTag<uint32_t>{});
+    case 8: return f(TypeTag<uint64_t>{});
+    case 16: return f(TypeTag<Bytes16>{});
+  }
+  throw std::invalid_argument("torch_tpu kernels: unsupported element size " + std::to_string(size));
+}
+
+}  // namespace torch_tpu::kernels

@@ -1,0 +1,237 @@
+// Float math functions written to vectorize: straight-line code (selects, no
+// branches, no library calls, integer work through bit casts), so that GCC
+// turns an elementwise loop that calls them into AVX-512 code, as CPU PyTorch
+// does with its SLEEF-based Vectorized<float>. Accuracy: a few ulp over the
+// whole float range (checked against double-precision references in
+// csrc/kernels/tests/test_elementwise_unary.cpp); IEEE special values as libm gives
+// them. Always inlined, so a loop that calls several still vectorizes.
+// Torch-free; include after kernels/common/fp_contract.h (every fused
+// operation here is an explicit std::fma).
+//
+// Algorithms (textbook, see e.g. Muller, "Elementary Functions"):
+//   exp/exp2   x = n ln2 + r (Cody-Waite, |r| <= ln2/2), e^r by its Taylor
+//              polynomial, times 2^n built from bits in two halves (so
+//              results down to the subnormals are right);
+//   expm1      the same reduction, e^r - 1 as r + r^2 P(r), recombined as
+//              2 (2^(n-1) q + (2^(n-1) - 1/2)) so nothing cancels or overflows early;
+//   log        x = 2^k m with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s),
+//              s = f / (2 + f), f = m - 1, as f - f^2/2 + s (f^2/2 + R(s^2));
+//   log1p      log(1 + x) plus the rounding error of 1 + x divided by 1 + x;
+//   tanh       expm1(2|x|) / (expm1(2|x|) + 2), sign restored;
+//   erf        |x| < 1: x P(x^2); 1 <= |x| < 3.85: Q(|x| - 2.5); beyond: 1
+//              (least-squares fits on Chebyshev nodes: tools/fit_erf_float.py).
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/common/isa.h"
+
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace vmath {
+
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kLog2e = 1.44269504088896341f;
+// ln 2 in two parts: the high part has trailing zero bits, so n * kLn2Hi is
+// exact for |n| < 512.
+inline constexpr float kLn2Hi = 0x1.62e4p-1f;
+inline constexpr float kLn2Lo = 0x1.7f7d1cf8p-20f;
+inline constexpr float kLn2 = 0.693147180559945309f;
+
+__attribute__((always_inline)) inline float rint_f(float x) { return __builtin_rintf(x); }
+
+// 2^n for an integral n in [-126, 127].
+__attribute__((always_inline)) inline float pow2i(int32_t n) {
+  return std::bit_cast<float>(static_cast<uint32_t>(n + 127) << 23);
+}
+
+// p * 2^n for an integral n in [-252, 254]: two exact scalings, then one
+// rounding (into the subnormals, or to infinity).
+__attribute__((always_inline)) inline float ldexp_f(float p, float n) {
+  const int32_t k = static_cast<int32_t>(n);
+  const int32_t k1 = k >> 1;
+  return p * pow2i(k1) * pow2i(k - k1);
+}
+
+// e^r for |r| <= ln2/2 + a little: Taylor to degree 7 (truncation < 0.1 ulp).
+__attribute__((always_inline)) inline float exp_poly(float r) {
+  float p = 1.0f / 5040;
+  p = std::fma(p, r, 1.0f / 720);
+  p = std::fma(p, r, 1.0f / 120);
+  p = std::fma(p, r, 1.0f / 24);
+  p = std::fma(p, r, 1.0f / 6);
+  p = std::fma(p, r, 0.5f);
+  p = std::fma(p, r * r, r);  // r + r^2 P(r): e^r - 1
+  return p + 1.0f;
+}
+
+// (e^r - 1 - r) / r^2 for |r| <= ln2/2: Taylor to degree 6.
+__attribute__((always_inline)) inline float expm1_poly(float r) {
+  float p = 1.0f / 40320;
+  p = std::fma(p, r, 1.0f / 5040);
+  p = std::fma(p, r, 1.0f / 720);
+  p = std::fma(p, r, 1.0f / 120);
+  p = std::fma(p, r, 1.0f / 24);
+  p = std::fma(p, r, 1.0f / 6);
+  return std::fma(p, r, 0.5f);
+}
+
+__attribute__((always_inline)) inline float exp_f(float x) {
+  const float xc = x > 89.0f ? 89.0f : (x < -104.0f ? -104.0f : x);  // NaN -> -104, fixed below
+  const float n = rint_f(xc * kLog2e);
+  float r = std::fma(-n, kLn2Hi, xc);
+  r = std::fma(-n, kLn2Lo, r);
+  const float y = ldexp_f(exp_poly(r), n);
+  return x != x ? x : y;
+}
+
+__attribute__((always_inline)) inline float exp2_f(float x) {
+  const float xc = x > 129.0f ? 129.0f : (x < -151.0f ? -151.0f : x);
+  const float n = rint_f(xc);
+  const float r = (xc - n) * kLn2;  // xc - n is exact
+  const float y = ldexp_f(exp_poly(r), n);
+  return x != x ? x : y;
+}
+
+__attribute__((always_inline)) inline float expm1_f(float x) {
+  const float xc = x > 88.8f ? 88.8f : (x < -30.0f ? -30.0f : x);  // expm1(-30) rounds to -1
+  const float n = rint_f(xc * kLog2e);
+  float r = std::fma(-n, kLn2Hi, xc);
+  r = std::fma(-n, kLn2Lo, r);
+  const float q = std::fma(r * r, expm1_poly(r), r);  // e^r - 1
+  const float t = pow2i(static_cast<int32_t>(n) - 1);  // 2^(n-1), n in [-43, 129]
+  float y = std::fma(t, q, t - 0.5f) * 2.0f;
+  y = x > 88.7228394f ? kInf : y;
+  y = std::fabs(x) < 0x1p-25f ? x : y;  // keeps -0 and tiny values exact
+  return x != x ? x : y;
+}
+
+// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1].
+__attribute__((always_inline)) inline float log1p_reduced(float f) {
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  const float hfsq = 0.5f * f * f;
+  float R = 2.0f / 9;
+  R = std::fma(R, z, 2.0f / 7);
+  R = std::fma(R, z, 2.0f / 5);
+  R = std::fma(R, z, 2.0f / 3);
+  R *= z;
+  return f - (hfsq - s * (hfsq + R));
+}
+
+// x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)), for finite x > 0
+// (subnormals included).
+__attribute__((always_inline)) inline void log_reduce(float x, float& k, float& f) {
+  const bool sub = x < 0x1p-126f;
+  const float xs = x * (sub ? 0x1p23f : 1.0f);
+  uint32_t ix = std::bit_cast<uint32_t>(xs);
+  ix += 0x3f800000u - 0x3f3504f3u;
+  const int32_t e = static_cast<int32_t>(ix >> 23) - 127 - (sub ? 23 : 0);
+  ix = (ix & 0x007fffffu) + 0x3f3504f3u;
+  k = static_cast<float>(e);
+  f = std::bit_cast<float>(ix) - 1.0f;
+}
+
+// The special values of log, log2 and log10 on top of the finite result y.
+__attribute__((always_inline)) inline float log_specials(float x, float y) {
+  y = x == 0.0f ? -kInf : y;
+  y = x < 0.0f ? kNaN : y;
+  y = x == kInf ? kInf : y;
+  return x != x ? x : y;
+}
+
+__attribute__((always_inline)) inline float log_f(float x) {
+  float k, f;
+  log_reduce(x, k, f);
+  const float y = std::fma(k, kLn2Hi, std::fma(k, kLn2Lo, log1p_reduced(f)));
+  return log_specials(x, y);
+}
+
+__attribute__((always_inline)) inline float log2_f(float x) {
+  float k, f;
+  log_reduce(x, k, f);
+  const float l = log1p_reduced(f);
+  // l / ln2 with log2(e) in two parts, then + k (exact for f = 0).
+  const float y = k + std::fma(l, kLog2e, l * 1.925963033e-8f);
+  return log_specials(x, y);
+}
+
+__attribute__((always_inline)) inline float log10_f(float x) {
+  constexpr float kLog10eHi = 0.434294481903251828f;
+  constexpr float kLog10eLo = -1.010305006e-8f;  // log10(e) - kLog10eHi
+  constexpr float kLog10_2Hi = 0x1.344p-2f;  // trailing zeros: k * hi exact
+  constexpr float kLog10_2Lo = 0x1.3509f8p-18f;
+  float k, f;
+  log_reduce(x, k, f);
+  const float l = log1p_reduced(f);
+  const float y = std::fma(k, kLog10_2Hi, std::fma(k, kLog10_2Lo, std::fma(l, kLog10eHi, l * kLog10eLo)));
+  return log_specials(x, y);
+}
+
+__attribute__((always_inline)) inline float log1p_f(float x) {
+  const float u = 1.0f + x;
+  // log(u) + (x - (u - 1)) / u: the rounding error of 1 + x, to first order.
+  float k, f;
+  const float uc = (u > 0.0f) & (u < kInf) ? u : 1.0f;
+  log_reduce(uc, k, f);
+  const float lu = std::fma(k, kLn2Hi, std::fma(k, kLn2Lo, log1p_reduced(f)));
+  float y = lu + (x - (u - 1.0f)) / uc;
+  y = u == 0.0f ? -kInf : y;
+  y = u < 0.0f ? kNaN : y;
+  y = x == kInf ? kInf : y;
+  y = std::fabs(x) < 0x1p-24f ? x : y;  // keeps -0 and tiny values exact
+  return x != x ? x : y;
+}
+
+__attribute__((always_inline)) inline float tanh_f(float x) {
+  const float a = std::fabs(x);
+  const float ac = a < 9.5f ? a : 9.5f;  // tanh(9.5) rounds to 1
+  const float e = expm1_f(2.0f * ac);
+  float y = e / (e + 2.0f);
+  y = a < 0x1p-13f ? a : y;  // tanh(a) = a - a^3/3 rounds to a
+  y = std::copysign(y, x);
+  return x != x ? x : y;
+}
+
+__attribute__((always_inline)) inline float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
+
+__attribute__((always_inline)) inline float erf_f(float x) {
+  const float a = std::fabs(x);
+  // |x| < 1: x P(x^2), relative error ~1.5e-7.
+  const float z = a * a;
+  float p = 7.89820988e-05f;
+  p = std::fma(p, z, -0.000802435388f);
+  p = std::fma(p, z, 0.00519005349f);
+  p = std::fma(p, z, -0.0268548094f);
+  p = std::fma(p, z, 0.112836123f);
+  p = std::fma(p, z, -0.376126289f);
+  p = std::fma(p, z, 1.12837923f);
+  const float small = a * p;
+  // 1 <= |x| < 3.85: Q(|x| - 2.5), absolute error ~9e-8.
+  const float t = (a < 3.85f ? a : 3.85f) - 2.5f;
+  float q = -8.70944041e-06f;
+  q = std::fma(q, t, 2.14060092e-05f);
+  q = std::fma(q, t, 5.9413811e-05f);
+  q = std::fma(q, t, -0.000280871929f);
+  q = std::fma(q, t, 0.000291999429f);
+  q = std::fma(q, t, 0.000574202684f);
+  q = std::fma(q, t, -0.00282375421f);
+  q = std::fma(q, t, 0.00610002549f);
+  q = std::fma(q, t, -0.0086127799f);
+  q = std::fma(q, t, 0.00835432485f);
+  q = std::fma(q, t, -0.00544707011f);
+  q = std::fma(q, t, 0.00217797933f);
+  q = std::fma(q, t, 0.999593079f);
+  float y = a < 1.0f ? small : (q < 1.0f ? q : 1.0f);
+  y = a >= 3.85f ? 1.0f : y;
+  y = std::copysign(y, x);
+  return x != x ? x : y;
+}
+
+}  // namespace vmath
+}  // namespace TORCH_TPU_ISA
+}  // namespace torch_tpu::kernels

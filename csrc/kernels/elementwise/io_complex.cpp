@@ -1,0 +1,12 @@
+// Block loaders/storers (kernels/elementwise/io.h) for complex compute dtypes.
+#include "kernels/common/fp_contract.h"  // first, see there
+
+#include "kernels/elementwise/io.h"
+
+namespace torch_tpu::kernels::ew {
+
+bool block_io_complex(DType compute, DType other, bool widen, BlockIo* out) {
+  return block_io_for<Complex<float>, Complex<double>>(compute, other, widen, out);
+}
+
+}  // namespace torch_tpu::kernels::ew

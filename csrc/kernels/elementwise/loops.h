@@ -1,0 +1,367 @@
+// The elementwise loop machinery, templated on the op. Private to the kernel
+// library; include after kernels/common/fp_contract.h.
+//
+// An op is a struct (see kernels/elementwise/ops.h for the contract):
+//   struct MyOp : OpTraits {
+//     static constexpr int kInputs = 2;                 // 1..3
+//     static constexpr int kArgs = 0;                   // scalar arguments
+//     template <typename C> static constexpr bool supports = ...;
+//     template <typename C> struct Fn {                 // C: compute storage type
+//       using M = opmath_t<C>;                          // buffer type of the inputs
+//       explicit Fn(const std::vector<ScalarArg>& args);
+//       M operator()(M a, M b) const;                   // kInputs arguments
+//     };
+//     // optional: used instead of Fn for float16/bfloat16 when input 1 is
+//     // one value everywhere (CPU's is_scalar(2) branches)
+//     template <typename C> struct FnScalarOther { ... };
+//   };
+// Fn may return bool instead of M (comparisons, logical ops, predicates such
+// as isneginf): the result is then a Bool in compute terms and is converted
+// from bool to the output's dtype (result_storage_t below).
+//
+// How a row (a piece of the innermost dimension) runs:
+//   direct    every operand is already in the compute dtype, which is its
+//             own buffer type (not float16/bfloat16/complex/bool), and is
+//             contiguous or a broadcast scalar: Fn runs on tensor memory, in
+//             a loop the compiler vectorizes (apply_loop); float16/bfloat16
+//             ops in float do the same 32 elements at a time, widened and
+//             rounded in registers (apply_reduced_loop);
+//   buffered  otherwise, kBlock elements at a time: each input is converted
+//             into a Block (kernels/elementwise/io.h), Fn runs over the blocks (the
+//             same apply_loop), the result block is rounded and converted
+//             into the output.
+// Broadcast operands (stride 0 in the row, or over the whole loop) are read
+// once and passed as a single value.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernels/elementwise/types.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::kernels::ew {
+
+constexpr int kMaxOperands = 8;
+// Loops under this many elements run inline on the calling worker; bigger
+// ones are split over the device's cores in chunks of at least this size.
+constexpr int64_t kGrain = 32768;
+
+// A validated, coalesced descriptor (built by make_plan in elementwise.cpp).
+struct Plan {
+  std::vector<int64_t> shape;    // fastest first, >= 1 dim, no size-1 dims unless numel == 1
+  int ndim = 1;
+  int noperands = 0;
+  int64_t numel = 0;
+  std::vector<char*> data;       // per operand: device memory, or its by-value bytes
+  std::vector<DType> dtype;      // per operand
+  std::vector<int64_t> strides;  // noperands x ndim, bytes (0 for by-value operands)
+  std::vector<char> whole_scalar;  // per operand: the same element everywhere
+  DType compute = DType::kFloat32;
+
+  int64_t stride(int k, int d) const { return strides[static_cast<size_t>(k) * ndim + d]; }
+};
+
+// Calls row(ptrs, n) for the rows covering flat indices [begin, end) (the
+// fastest dimension varies fastest): ptrs[k] is operand k's first element of
+// the row piece, n its length.
+template <typename RowFn>
+void for_each_row(const Plan& p, int64_t begin, int64_t end, RowFn&& row) {
+  const int nd = p.ndim, no = p.noperands;
+  const int64_t inner = p.shape[0];
+  int64_t outer = begin / inner;
+  int64_t col = begin % inner;
+  std::vector<int64_t> idx(nd, 0);
+  std::array<char*, kMaxOperands> base{};
+  for (int k = 0; k < no; ++k) base[k] = p.data[k];
+  for (int d = 1; d < nd; ++d) {
+    idx[d] = outer % p.shape[d];
+    outer /= p.shape[d];
+    for (int k = 0; k < no; ++k) base[k] += idx[d] * p.stride(k, d);
+  }
+  std::array<char*, kMaxOperands> ptrs{};
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t n = std::min(inner - col, end - pos);
+    for (int k = 0; k < no; ++k) ptrs[k] = base[k] + col * p.stride(k, 0);
+    row(ptrs, n);
+    pos += n;
+    col = 0;
+    for (int d = 1; d < nd; ++d) {
+      for (int k = 0; k < no; ++k) base[k] += p.stride(k, d);
+      if (++idx[d] < p.shape[d]) break;
+      for (int k = 0; k < no; ++k) base[k] -= p.stride(k, d) * p.shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// ---- the inner loops ------------------------------------------------------------
+
+// out[i] = f(in0[i], ...) for i < n; S... says which inputs are a single
+// value. ivdep: outputs alias inputs exactly or not at all.
+template <bool... S, typename Fn, typename M, typename R>
+__attribute__((always_inline)) inline void apply_body(const Fn& f, OutPtrs<R> out, int64_t n,
+                                                      const std::array<Ptrs<M>, sizeof...(S)>& in) {
+  constexpr bool s[] = {S...};
+  const Out<R> o(out);
+  if constexpr (sizeof...(S) == 1) {
+    const In<M, s[0]> a(in[0]);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i]));
+  } else if constexpr (sizeof...(S) == 2) {
+    const In<M, s[0]> a(in[0]);
+    const In<M, s[1]> b(in[1]);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i], b[i]));
+  } else {
+    static_assert(sizeof...(S) == 3, "apply_body: 1 to 3 inputs");
+    const In<M, s[0]> a(in[0]);
+    const In<M, s[1]> b(in[1]);
+    const In<M, s[2]> c(in[2]);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o.set(i, f(a[i], b[i], c[i]));
+  }
+}
+
+// apply_body out of line: one symbol per op/type/variant, so the assembly
+// shows whether it vectorized.
+template <bool... S, typename Fn, typename M, typename R>
+__attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t n,
+                                          const std::array<Ptrs<M>, sizeof...(S)>& in) {
+  const Fn f = fn;  // a local copy: its scalars stay in registers (no aliasing with out)
+  apply_body<S...>(f, out, n, in);
+}
+
+// float16/bfloat16 <-> float, contiguous (F16C for float16 where available).
+// With AVX-512, float16 converts 16 at a time: the op's loop reads the floats
+// back as 512-bit vectors, which two 256-bit stores would not forward to.
+template <typename C>
+inline void reduced_to_float(float* d, const C* s, int64_t n) {
+  if constexpr (std::is_same_v<C, Half>) {
+    int64_t i = 0;
+#if defined(__AVX512F__)
+    for (; i + 16 <= n; i += 16) {
+      _mm512_storeu_ps(d + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i))));
+    }
+#endif
+    half_to_float_n(d + i, s + i, n - i);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = bfloat16_bits_to_float(s[i].bits);
+  }
+}
+template <typename C>
+inline void float_to_reduced(C* d, const float* s, int64_t n) {
+  if constexpr (std::is_same_v<C, Half>) {
+    int64_t i = 0;
+#if defined(__AVX512F__)
+    for (; i + 16 <= n; i += 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
+                          _mm512_cvtps_ph(_mm512_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+#endif
+    float_to_half_n(d + i, s + i, n - i);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i].bits = float_to_bfloat16_bits(s[i]);
+  }
+}
+
+// The direct loop of a float16/bfloat16 op computing in float: 32 elements
+// at a time are widened into registers (small arrays the compiler keeps in
+// vector registers or L1), computed, and rounded back, so every element
+// crosses memory once. in[k] is unused for scalar inputs (value[k] instead).
+// R is float (rounded into `out`, of type C) or bool (written as bytes into
+// `out`, a bool tensor).
+template <typename R, bool... S, typename Fn, typename C>
+__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, void* out, int64_t n,
+                                                  const std::array<const C*, sizeof...(S)>& in,
+                                                  const std::array<float, sizeof...(S)>& value) {
+  constexpr int N = sizeof...(S);
+  constexpr bool s[] = {S...};
+  constexpr int64_t K = 32;
+  const Fn f = fn;
+  float x[N][K];
+  float r[K];
+  std::array<Ptrs<float>, N> p;
+  for (int k = 0; k < N; ++k) p[k] = {s[k] ? &value[k] : x[k]};
+  const auto chunk = [&](int64_t i, int64_t m) {
+    for (int k = 0; k < N; ++k) {
+      if (!s[k]) reduced_to_float(x[k], in[k] + i, m);
+    }
+    if constexpr (std::is_same_v<R, bool>) {
+      apply_body<S...>(f, OutPtrs<bool>{static_cast<uint8_t*>(out) + i}, m, p);
+    } else {
+      apply_body<S...>(f, OutPtrs<float>{r}, m, p);
+      float_to_reduced(static_cast<C*>(out) + i, r, m);
+    }
+  };
+  int64_t i = 0;
+  for (; i + K <= n; i += K) chunk(i, K);
+  if (i < n) chunk(i, n - i);
+}
+
+// Calls call(std::integer_sequence<bool, S...>{}) with the compile-time
+// scalar flags of `mask` (bit k: input k is a single value).
+template <int N, bool... S, typename Call>
+void with_scalar_flags(unsigned mask, Call&& call) {
+  if constexpr (sizeof...(S) == N) {
+    call(std::integer_sequence<bool, S...>{});
+  } else if (mask & (1u << sizeof...(S))) {
+    with_scalar_flags<N, S..., true>(mask, call);
+  } else {
+    with_scalar_flags<N, S..., false>(mask, call);
+  }
+}
+
+template <int N, typename Fn, typename M, typename R>
+void apply_dispatch(unsigned mask, const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
+  with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) { apply_loop<S...>(fn, out, n, in); });
+}
+
+// ---- one op, one compute type -------------------------------------------------
+
+// Default traits of an op (kernels/elementwise/ops.h documents them).
+struct OpTraits {
+  static constexpr int kArgs = 0;
+  // CPU's mul/div read a broadcast second input of a float16/bfloat16 op
+  // directly as float (TensorIterator's original_scalar_value), instead of
+  // rounding it to the compute dtype first.
+  static constexpr bool kScalarOtherAsOpmath = false;
+};
+
+template <typename Fn, typename M, int N, size_t... I>
+auto result_of(std::index_sequence<I...>) -> decltype(std::declval<const Fn&>()(((void)I, std::declval<M>())...));
+
+// The compute storage type of an op's result R (buffer type M, compute type
+// C): C when the op returns its buffer type, Bool when it returns bool.
+template <typename C, typename M, typename R>
+using result_storage_t = std::conditional_t<std::is_same_v<R, M>, C, Bool>;
+
+template <typename Op, typename C, typename Fn = typename Op::template Fn<C>>
+void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
+  constexpr int N = Op::kInputs;
+  using M = typename Fn::M;
+  using R = decltype(result_of<Fn, M, N>(std::make_index_sequence<N>{}));
+  static_assert(std::is_same_v<R, M> || std::is_same_v<R, bool>, "an op returns its buffer type or bool");
+  using RC = result_storage_t<C, M, R>;  // compute storage type of the result
+  constexpr bool kDirectType = std::is_same_v<M, C> && !is_complex_v<C>;
+  constexpr bool kReducedDirect =
+      is_reduced_v<C> && std::is_same_v<M, float> && (std::is_same_v<R, M> || std::is_same_v<R, bool>);
+
+  const Fn fn(args);
+  const DType cdt = dtype_of_v<C>;
+  const bool widen = widened_v<C, M>;
+
+  // Per input: its loader, and its value if it is the same everywhere.
+  std::array<LoadFn, N> load{};
+  std::array<M, N> whole_value{};
+  unsigned whole_mask = 0;
+  for (int k = 0; k < N; ++k) {
+    const int op = 1 + k;
+    if (p.whole_scalar[op]) {
+      whole_mask |= 1u << k;
+      if constexpr (Op::kScalarOtherAsOpmath && widened_v<C, M>) {
+        if (k == 1) {
+          whole_value[k] = load_one<M, M>(p.dtype[op], p.data[op]);
+          continue;
+        }
+      }
+      whole_value[k] = load_one<C, M>(p.dtype[op], p.data[op]);
+    } else {
+      load[k] = block_io(cdt, p.dtype[op], widen).load;
+    }
+  }
+  const StoreFn store = block_io(dtype_of_v<RC>, p.dtype[0], widened_v<RC, R>).store;
+  const DType out_dtype = p.dtype[0];
+  const int64_t out_stride = p.stride(0, 0);
+
+  runtime::parallel_for(0, p.numel, kGrain, [&](int64_t begin, int64_t end) {
+    std::array<Block<M>, N> blocks;
+    Block<R> out_block;
+    for_each_row(p, begin, end, [&](const std::array<char*, kMaxOperands>& ptr, int64_t n) {
+      std::array<M, N> row_value = whole_value;
+      std::array<Ptrs<M>, N> in{};
+      unsigned mask = whole_mask;
+      bool direct = (kDirectType || kReducedDirect) && out_dtype == dtype_of_v<RC> &&
+                    out_stride == static_cast<int64_t>(sizeof(RC));
+      for (int k = 0; k < N; ++k) {
+        if (mask & (1u << k)) continue;
+        const int op = 1 + k;
+        const int64_t st = p.stride(op, 0);
+        if (st == 0) {
+          row_value[k] = load_one<C, M>(p.dtype[op], ptr[op]);
+          mask |= 1u << k;
+        } else {
+          direct = direct && p.dtype[op] == cdt && st == static_cast<int64_t>(sizeof(C));
+        }
+      }
+      for (int k = 0; k < N; ++k) {
+        if (mask & (1u << k)) in[k] = ptrs_of_value(row_value[k]);
+      }
+      if constexpr (kReducedDirect) {
+        if (direct) {
+          std::array<const C*, N> src{};
+          for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
+          with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
+            apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);
+          });
+          return;
+        }
+      }
+      if constexpr (kDirectType) {
+        if (direct) {
+          for (int k = 0; k < N; ++k) {
+            if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[1 + k])};
+          }
+          apply_dispatch<N>(mask, fn, out_ptrs_at<R>(ptr[0]), n, in);
+          return;
+        }
+      }
+      for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+        const int64_t nb = std::min(kBlock, n - i0);
+        for (int k = 0; k < N; ++k) {
+          if (mask & (1u << k)) continue;
+          const int64_t st = p.stride(1 + k, 0);
+          load[k](ptr[1 + k] + i0 * st, st, nb, &blocks[k]);
+          in[k] = ptrs_of(blocks[k]);
+        }
+        apply_dispatch<N>(mask, fn, out_ptrs_of(out_block), nb, in);
+        store(&out_block, ptr[0] + i0 * out_stride, out_stride, nb);
+      }
+    });
+  });
+}
+
+// Runs Op with the compute type of the plan; throws if Op does not support it.
+template <typename Op>
+void run_op(const Plan& p, const std::vector<ScalarArg>& args) {
+  visit_dtype(p.compute, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (Op::template supports<C>) {
+      // An op may compute float16/bfloat16 differently when its second input
+      // is one value (CPU's iter.is_scalar(2) branches): Op::FnScalarOther.
+      if constexpr (is_reduced_v<C> && requires { typename Op::template FnScalarOther<C>; }) {
+        if (p.whole_scalar[2]) {
+          run_typed<Op, C, typename Op::template FnScalarOther<C>>(p, args);
+          return;
+        }
+      }
+      run_typed<Op, C>(p, args);
+    } else {
+      throw std::invalid_argument(std::string("elementwise ") + Op::kName + ": compute dtype " +
+                                  dtype_name(p.compute) + " is not supported");
+    }
+  });
+}
+
+template <typename Op>
+bool supports_op(DType t) {
+  return visit_dtype(t, [](auto tag) { return Op::template supports<typename decltype(tag)::type>; });
+}
+
+}  // namespace torch_tpu::kernels::ew

@@ -1,0 +1,415 @@
+// Batched GEMM (gemm.h): packed, cache-blocked, register-blocked.
+//
+// The output of each matrix is cut into tasks of (row chunk x NC columns);
+// parallel_for hands tasks to the device's cores. A task accumulates its tile
+// in a float (double, integer) buffer over K in blocks of KC:
+//
+//   for each K block:  pack B[K block, NC cols] into NR-wide panels (L2)
+//     for each MC rows of the chunk: pack A[MC rows, K block] (L2)
+//       for each MR rows:   (A micro-panel stays in L1)
+//         for each NR cols: micro-kernel on the MR x NR accumulator tile
+//
+// and finally writes C = alpha * acc + beta * S, rounding once to the output
+// type. Packing converts float16 to float (there is no float16 FMA here) and
+// keeps bfloat16 as (k, k+1) pairs for vdpbf16ps; it also pads the edges with
+// zeros, so micro-kernels never see partial tiles. Matrices with a single row
+// or column go to gemv.cpp instead.
+#include "kernels/linalg/gemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kernels/linalg/gemm_internal.h"
+#include "kernels/linalg/gemm_micro.h"
+#include "kernels/common/half.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace gemm_detail {
+namespace {
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+int64_t ceil_div(int64_t x, int64_t m) { return (x + m - 1) / m; }
+
+// ---- configurations: storage type -> packed type, accumulator, blocking ----
+
+template <typename In, typename P, typename Acc, class Micro, int KU>
+struct Config {
+  using in_t = In;      // element type in memory
+  using pack_t = P;     // element type in the packed panels
+  using acc_t = Acc;    // accumulator (and epilogue arithmetic) type
+  static constexpr int kMR = Micro::kMR;
+  static constexpr int kNR = Micro::kNR;
+  static constexpr int kKU = KU;  // k elements per micro-kernel step (2: bf16 pairs)
+  // Blocking: A block MC x KC and B block KC x NC in L2 (1 MiB per core
+  // here), the A micro-panel MR x KC in L1.
+  static constexpr int64_t kKC = sizeof(P) <= 2 ? 512 : 256;
+  static constexpr int64_t kMC = sizeof(Acc) == 8 ? 48 : 96;
+  static constexpr int64_t kNC = sizeof(Acc) == 8 ? 128 : 256;
+
+  template <typename PU>
+  static void micro(int64_t steps, const PU* ap, int64_t a_rs, int64_t a_ks, const PU* bp,
+                    Acc* acc, int64_t ldacc, bool first) {
+    Micro::run(steps, ap, a_rs, a_ks, bp, acc, ldacc, first);
+  }
+};
+
+using F32Micro = GenericMicro<float, 6, kFloatNV>;   // 6 x 64 (avx512), 6 x 16 (avx2)
+using F64Micro = GenericMicro<double, 6, kFloatNV>;  // 6 x 32 (avx512), 6 x 8 (avx2)
+
+template <typename U>
+using IntMicro = GenericMicro<U, 6, 2>;
+
+// Element conversions into the packed type.
+template <typename In, typename P>
+inline P to_packed(In x) {
+  if constexpr (std::is_same_v<In, Half>) {
+    return half_bits_to_float(x.bits);
+  } else if constexpr (std::is_same_v<In, BFloat16>) {
+    if constexpr (std::is_same_v<P, float>) {
+      return bfloat16_bits_to_float(x.bits);
+    } else {
+      return x.bits;
+    }
+  } else if constexpr (std::is_integral_v<In>) {
+    return static_cast<P>(x);  // same width, unsigned: the same bits
+  } else {
+    return x;
+  }
+}
+
+// ---- per-thread workspaces -----------------------------------------------
+
+struct Buffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  ~Buffer() { std::free(ptr); }
+  template <typename T>
+  T* get(int64_t count) {
+    const size_t need = static_cast<size_t>(count) * sizeof(T) + 64;
+    if (need > bytes) {
+      std::free(ptr);
+      bytes = round_up(static_cast<int64_t>(need), 4096);
+      ptr = std::aligned_alloc(64, bytes);
+      if (ptr == nullptr) throw std::bad_alloc();
+    }
+    return static_cast<T*>(ptr);
+  }
+};
+thread_local Buffer t_pack_a, t_pack_b, t_acc;
+
+// ---- packing ---------------------------------------------------------------
+
+// A block rows [i0, i0+rows) x k [k0, k0+kcs) into MR-row panels, padded with
+// zeros to MR rows and kc_pad (a multiple of KU) columns. Two layouts:
+//   row layout (A has unit k stride):  panel[r][kk]       a_rs = kc_pad/KU, a_ks = 1
+//   k layout  (otherwise):             panel[kk/KU][r][kk%KU]  a_rs = 1, a_ks = MR
+// strides passed to the micro-kernel count KU-element units.
+template <class C>
+void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int64_t kcs,
+            int64_t kc_pad, typename C::pack_t* dst, bool row_layout) {
+  using P = typename C::pack_t;
+  using In = typename C::in_t;
+  constexpr int MR = C::kMR, KU = C::kKU;
+  const int64_t panels = ceil_div(rows, MR);
+  for (int64_t q = 0; q < panels; ++q) {
+    P* pd = dst + q * MR * kc_pad;
+    const int64_t live = std::min<int64_t>(MR, rows - q * MR);  // real rows in this panel
+    if (row_layout) {
+      for (int r = 0; r < MR; ++r) {
+        P* d = pd + r * kc_pad;
+        if (r < live) {
+          const In* s = a + (q * MR + r) * rs;
+          if constexpr (std::is_same_v<In, P>) {
+            std::memcpy(d, s, kcs * sizeof(P));
+          } else {
+            for (int64_t kk = 0; kk < kcs; ++kk) d[kk] = to_packed<In, P>(s[kk]);
+          }
+          for (int64_t kk = kcs; kk < kc_pad; ++kk) d[kk] = P{};
+        } else {
+          std::memset(d, 0, kc_pad * sizeof(P));
+        }
+      }
+    } else {
+      // k-major panel; for a transposed A (unit row stride) the MR values of
+      // one k are adjacent in memory.
+      const In* s = a + q * MR * rs;
+      for (int64_t kk = 0; kk < kc_pad; ++kk) {
+        P* d = pd + (kk / KU) * MR * KU + kk % KU;
+        for (int r = 0; r < MR; ++r) {
+          d[r * KU] = (r < live && kk < kcs) ? to_packed<In, P>(s[r * rs + kk * ks]) : P{};
+        }
+      }
+    }
+  }
+}
+
+// B block k [k0, k0+kcs) x cols [j0, j0+cols) into NR-column panels:
+// panel[kk/KU][c][kk%KU], padded with zeros to NR columns and kc_pad rows.
+template <class C>
+void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int64_t kc_pad,
+            int64_t cols, typename C::pack_t* dst) {
+  using P = typename C::pack_t;
+  using In = typename C::in_t;
+  constexpr int NR = C::kNR, KU = C::kKU;
+  const int64_t panels = ceil_div(cols, NR);
+  for (int64_t q = 0; q < panels; ++q) {
+    P* pd = dst + q * NR * kc_pad;
+    const int64_t c0 = q * NR;
+    const int64_t nc = std::min<int64_t>(NR, cols - c0);
+    if (nc < NR || kcs < kc_pad) std::memset(pd, 0, NR * kc_pad * sizeof(P));
+    if (cs == 1 || (rs != 1 && std::abs(cs) <= std::abs(rs))) {
+      // Rows of B are (closer to) contiguous: copy row by row.
+      for (int64_t kk = 0; kk < kcs; ++kk) {
+        const In* s = b + kk * rs + c0 * cs;
+        P* d = pd + (kk / KU) * NR * KU + kk % KU;
+        if (cs == 1) {
+          if constexpr (KU == 1 && std::is_same_v<In, P>) {
+            std::memcpy(d, s, nc * sizeof(P));
+          } else {
+            for (int64_t c = 0; c < nc; ++c) d[c * KU] = to_packed<In, P>(s[c]);
+          }
+        } else {
+          for (int64_t c = 0; c < nc; ++c) d[c * KU] = to_packed<In, P>(s[c * cs]);
+        }
+      }
+    } else {
+      // Columns of B are contiguous (B is a transposed view): column by column.
+      for (int64_t c = 0; c < nc; ++c) {
+        const In* s = b + (c0 + c) * cs;
+        P* d = pd + c * KU;
+        if (rs == 1 && KU == 2 && sizeof(In) == 2 && sizeof(P) == 2) {
+          // bfloat16 pairs (k, k+1) are adjacent in the column: move 32 bits.
+          uint32_t* d32 = reinterpret_cast<uint32_t*>(d);
+          int64_t kk = 0;
+          for (; kk + 1 < kcs; kk += 2) {
+            uint32_t v;
+            std::memcpy(&v, s + kk, sizeof(v));
+            d32[(kk / 2) * NR] = v;
+          }
+          if (kk < kcs) d[(kk / 2) * NR * 2] = to_packed<In, P>(s[kk]);
+        } else if (rs == 1) {
+          for (int64_t kk = 0; kk < kcs; ++kk) d[(kk / KU) * NR * KU + kk % KU] = to_packed<In, P>(s[kk]);
+        } else {
+          for (int64_t kk = 0; kk < kcs; ++kk) d[(kk / KU) * NR * KU + kk % KU] = to_packed<In, P>(s[kk * rs]);
+        }
+      }
+    }
+  }
+}
+
+// ---- epilogue ----------------------------------------------------------------
+
+template <class C, bool kUnit>
+void store_tile(const GemmDesc& d, const typename C::acc_t* acc, int64_t ldacc,
+                typename C::in_t* c, const typename C::in_t* s, int64_t rows, int64_t cols,
+                bool products) {
+  using Acc = typename C::acc_t;
+  using In = typename C::in_t;
+  // Integers: modulo 2^bits in uint64_t (no promotion to int, no overflow UB).
+  using E = std::conditional_t<std::is_integral_v<Acc>, uint64_t, Acc>;
+  E alpha, beta;
+  if constexpr (std::is_integral_v<Acc>) {
+    alpha = static_cast<E>(d.ialpha);
+    beta = static_cast<E>(d.ibeta);
+  } else {
+    alpha = static_cast<E>(d.alpha);
+    beta = static_cast<E>(d.beta);
+  }
+  auto out = [](E v) { return narrow_from<In>(static_cast<Acc>(v)); };
+  auto in = [](In v) { return static_cast<E>(widen_to<Acc>(v)); };
+  const int64_t ccs = kUnit ? 1 : d.c.col_stride;
+  const int64_t scs = d.s.col_stride;
+  for (int64_t i = 0; i < rows; ++i) {
+    const Acc* ar = acc + i * ldacc;
+    In* cr = c + i * d.c.row_stride;
+    const In* sr = s + i * d.s.row_stride;
+    if (!products) {
+      if (d.beta_zero) {
+        for (int64_t j = 0; j < cols; ++j) cr[j * ccs] = out(E{});
+      } else {
+        for (int64_t j = 0; j < cols; ++j) cr[j * ccs] = out(beta * in(sr[j * scs]));
+      }
+    } else if (d.beta_zero) {
+      for (int64_t j = 0; j < cols; ++j) cr[j * ccs] = out(alpha * static_cast<E>(ar[j]));
+    } else if (kUnit && scs == 1) {
+      for (int64_t j = 0; j < cols; ++j) cr[j] = out(alpha * static_cast<E>(ar[j]) + beta * in(sr[j]));
+    } else if (kUnit && scs == 0) {
+      const E bs = beta * in(sr[0]);
+      for (int64_t j = 0; j < cols; ++j) cr[j] = out(alpha * static_cast<E>(ar[j]) + bs);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        cr[j * ccs] = out(alpha * static_cast<E>(ar[j]) + beta * in(sr[j * scs]));
+      }
+    }
+  }
+}
+
+// ---- the driver ----------------------------------------------------------------
+
+template <class C>
+void gemm_typed(const GemmDesc& d) {
+  using In = typename C::in_t;
+  using P = typename C::pack_t;
+  using Acc = typename C::acc_t;
+  constexpr int MR = C::kMR, NR = C::kNR, KU = C::kKU;
+  constexpr int64_t KC = C::kKC, MC = C::kMC, NC = C::kNC;
+  static_assert(MC % MR == 0 && NC % NR == 0 && KC % KU == 0);
+  using PU = std::conditional_t<KU == 2, uint32_t, P>;  // micro-kernel step unit
+
+  const int64_t m = d.m, n = d.n, k = d.k, batch = d.batch;
+  if (m == 0 || n == 0 || batch == 0) return;
+
+  // Tasks: batch x row chunks x column blocks; at least 4 per core when the
+  // problem allows it, row chunks of at most 8 MC. Every task packs its own
+  // panels of A and B: a row split re-packs B, a column split re-packs A.
+  // With at most MC rows (a convolution's weight gradient: few output
+  // channels, long k) A is the small operand, so the columns split first.
+  const int64_t want = 4 * std::max(1, runtime::current_core_count());
+  int64_t nc_block = NC;
+  while (m <= MC && batch * ceil_div(n, nc_block) < want && nc_block > NR) {
+    nc_block = round_up(ceil_div(nc_block, 2), NR);
+  }
+  const int64_t n_jc = ceil_div(n, nc_block);
+  int64_t chunk = std::min(round_up(m, MR), 8 * MC);
+  while (batch * n_jc * ceil_div(m, chunk) < want && chunk > MR) {
+    chunk = round_up(ceil_div(chunk, 2), MR);
+  }
+  // Equal chunks (balanced tasks).
+  const int64_t n_ic = ceil_div(m, chunk);
+  chunk = round_up(ceil_div(m, n_ic), MR);
+  const int64_t tasks = batch * n_ic * n_jc;
+
+  const In* A = static_cast<const In*>(d.a.data);
+  const In* B = static_cast<const In*>(d.b.data);
+  In* Cp = static_cast<In*>(d.c.data);
+  const In* S = static_cast<const In*>(d.s.data);
+  const bool a_rows = d.a.col_stride == 1;  // A's k stride is 1: row-major panels
+  const bool c_unit = d.c.col_stride == 1;
+
+  auto task = [&](int64_t t) {
+    const int64_t bi = t / (n_ic * n_jc);
+    const int64_t ic = (t / n_jc) % n_ic;
+    const int64_t jc = t % n_jc;
+    const int64_t i0 = ic * chunk, rows = std::min(chunk, m - i0);
+    const int64_t j0 = jc * nc_block, cols = std::min(nc_block, n - j0);
+    const int64_t rows_pad = round_up(rows, MR), ldacc = round_up(cols, NR);
+    const In* Ab = A + bi * d.a.batch_stride + i0 * d.a.row_stride;
+    const In* Bb = B + bi * d.b.batch_stride + j0 * d.b.col_stride;
+
+    Acc* acc = t_acc.get<Acc>(rows_pad * ldacc);
+    P* bp = t_pack_b.get<P>(ldacc * KC);
+    P* ap = t_pack_a.get<P>(MC * KC);
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      const int64_t kcs = std::min(KC, k - pc), kc_pad = round_up(kcs, KU);
+      pack_b<C>(Bb + pc * d.b.row_stride, d.b.row_stride, d.b.col_stride, kcs, kc_pad, cols, bp);
+      for (int64_t ib = 0; ib < rows; ib += MC) {
+        const int64_t rb = std::min(MC, rows - ib);
+        pack_a<C>(Ab + ib * d.a.row_stride + pc * d.a.col_stride, d.a.row_stride, d.a.col_stride,
+                  rb, kcs, kc_pad, ap, a_rows);
+        const int64_t a_rs = a_rows ? kc_pad / KU : 1, a_ks = a_rows ? 1 : MR;
+        for (int64_t ir = 0; ir < rb; ir += MR) {
+          const PU* apan = reinterpret_cast<const PU*>(ap + ir * kc_pad);
+          for (int64_t jr = 0; jr < cols; jr += NR) {
+            C::micro(kc_pad / KU, apan, a_rs, a_ks, reinterpret_cast<const PU*>(bp + jr * kc_pad),
+                     acc + (ib + ir) * ldacc + jr, ldacc, pc == 0);
+          }
+        }
+      }
+    }
+    In* Ct = Cp + bi * d.c.batch_stride + i0 * d.c.row_stride + j0 * d.c.col_stride;
+    const In* St = d.beta_zero ? Ct : S + bi * d.s.batch_stride + i0 * d.s.row_stride + j0 * d.s.col_stride;
+    if (c_unit) {
+      store_tile<C, true>(d, acc, ldacc, Ct, St, rows, cols, k > 0);
+    } else {
+      store_tile<C, false>(d, acc, ldacc, Ct, St, rows, cols, k > 0);
+    }
+  };
+  runtime::parallel_for(0, tasks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) task(t);
+  });
+}
+
+using F32Config = Config<float, float, float, F32Micro, 1>;
+using F16Config = Config<Half, float, float, F32Micro, 1>;
+using F64Config = Config<double, double, double, F64Micro, 1>;
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+using BF16Config = Config<BFloat16, uint16_t, float, Bf16DotMicro, 2>;
+#else
+using BF16Config = Config<BFloat16, float, float, F32Micro, 1>;
+#endif
+template <typename S, typename U>
+using IntConfig = Config<S, U, U, IntMicro<U>, 1>;
+
+// Column-major C: compute C^T = B^T A^T so the output rows are contiguous.
+GemmDesc oriented(const GemmDesc& d) {
+  if (d.c.col_stride == 1 || d.c.row_stride != 1) return d;
+  GemmDesc t = d;
+  std::swap(t.m, t.n);
+  t.a = {d.b.data, d.b.col_stride, d.b.row_stride, d.b.batch_stride};
+  t.b = {d.a.data, d.a.col_stride, d.a.row_stride, d.a.batch_stride};
+  t.c = {d.c.data, d.c.col_stride, d.c.row_stride, d.c.batch_stride};
+  t.s = {d.s.data, d.s.col_stride, d.s.row_stride, d.s.batch_stride};
+  return t;
+}
+
+}  // namespace
+
+void run(const GemmDesc& desc) {
+  if (desc.m < 0 || desc.n < 0 || desc.k < 0 || desc.batch < 0) {
+    throw std::invalid_argument("gemm: negative size");
+  }
+  if (desc.m == 0 || desc.n == 0 || desc.batch == 0) return;
+  const GemmDesc d = oriented(desc);
+  if (d.n == 1 || d.m == 1) {
+    gemv_for_gemm(d);
+    return;
+  }
+  switch (d.dtype) {
+    case DType::kFloat32: return gemm_typed<F32Config>(d);
+    case DType::kFloat64: return gemm_typed<F64Config>(d);
+    case DType::kFloat16: return gemm_typed<F16Config>(d);
+    case DType::kBFloat16: return gemm_typed<BF16Config>(d);
+    case DType::kUInt8: return gemm_typed<IntConfig<uint8_t, uint8_t>>(d);
+    case DType::kInt8: return gemm_typed<IntConfig<int8_t, uint8_t>>(d);
+    case DType::kInt16: return gemm_typed<IntConfig<int16_t, uint16_t>>(d);
+    case DType::kInt32: return gemm_typed<IntConfig<int32_t, uint32_t>>(d);
+    case DType::kInt64: return gemm_typed<IntConfig<int64_t, uint64_t>>(d);
+    default:
+      throw std::invalid_argument(std::string("gemm: unsupported dtype ") + dtype_name(d.dtype));
+  }
+}
+
+const char* kernel_name(DType t) {
+  switch (t) {
+    case DType::kBFloat16:
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+      return "avx512-bf16-dot";
+#else
+      return "float-converted";
+#endif
+    case DType::kFloat16:
+      return "float-converted";
+    default:
+#ifdef __AVX512F__
+      return "avx512-vector";
+#else
+      return "avx2-vector";
+#endif
+  }
+}
+
+}  // namespace gemm_detail
+}  // namespace TORCH_TPU_ISA
+
+// This variant's entries (see gemm_dispatch.cpp).
+void TORCH_TPU_ISA_ENTRY(gemm)(const GemmDesc& d) { gemm_detail::run(d); }
+const char* TORCH_TPU_ISA_ENTRY(gemm_kernel_name)(DType t) { return gemm_detail::kernel_name(t); }
+
+}  // namespace torch_tpu::kernels

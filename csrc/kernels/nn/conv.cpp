@@ -1,0 +1,317 @@
+// Convolution by lowering (conv.h): im2col / col2im around the device GEMM.
+// One image of the batch at a time, so the column buffer is
+// image_channels * kernel volume * flat positions elements; the GEMM of an
+// image batches over the groups and splits over the device cores itself.
+// A 1x1 kernel with stride 1 and no padding needs no column buffer: the image
+// is its own im2col.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/nn/conv.h"
+#include "kernels/linalg/gemm.h"
+#include "kernels/nn/rows.h"
+#include "runtime/runtime.h"
+#include "kernels/common/isa.h"
+
+namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
+namespace {
+
+struct Sizes {
+  int64_t K = 1;      // kernel volume
+  int64_t P = 1;      // flat positions per channel
+  int64_t I = 1;      // image positions per channel
+  int64_t cg_image = 1, cg_flat = 1;  // channels per group
+  bool identity = false;  // im2col(image) is the image itself
+};
+
+Sizes sizes_of(const ConvDesc& d) {
+  Sizes s;
+  const ConvGeometry& g = d.geo;
+  bool unit = true;
+  for (int i = 0; i < 3; ++i) {
+    s.K *= g.kernel[i];
+    s.P *= g.flat[i];
+    s.I *= g.image[i];
+    unit = unit && g.stride[i] == 1 && g.padding[i] == 0;
+  }
+  s.cg_image = d.image_channels / d.groups;
+  s.cg_flat = d.flat_channels / d.groups;
+  s.identity = unit && s.K == 1;
+  return s;
+}
+
+DType compute_dtype(DType t) { return t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32; }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The flat positions ow in [lo, hi) whose window tap at offset `off`
+// (kernel index * dilation - padding) lands inside an image row of n.
+void valid_range(int64_t off, int64_t stride, int64_t n, int64_t flat, int64_t& lo, int64_t& hi) {
+  lo = off >= 0 ? 0 : ceil_div(-off, stride);
+  hi = n - 1 - off < 0 ? 0 : (n - 1 - off) / stride + 1;
+  hi = std::min(hi, flat);
+  lo = std::min(lo, hi);
+}
+
+// col[r, p] for rows r in [r0, r1) of channels * K: the image value under
+// tap (r % K) of window p, or 0 in the padding. E is a same-size integer
+// standing for the element (the gather only moves bits; 0 bits are 0.0).
+template <typename E>
+void im2col_rows(const E* img, E* col, const ConvGeometry& g, const Sizes& s, int64_t r0, int64_t r1) {
+  const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
+  const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
+  const int64_t f0 = g.flat[0], f1 = g.flat[1], f2 = g.flat[2];
+  const int64_t s2 = g.stride[2];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t c = r / s.K, kk = r % s.K;
+    const int64_t kd = kk / (k1 * k2), kh = (kk / k2) % k1, kw = kk % k2;
+    const E* plane = img + c * s.I;
+    E* out = col + r * s.P;
+    const int64_t off2 = kw * g.dilation[2] - g.padding[2];
+    int64_t lo, hi;
+    valid_range(off2, s2, i2, f2, lo, hi);
+    for (int64_t od = 0; od < f0; ++od) {
+      const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
+      for (int64_t oh = 0; oh < f1; ++oh) {
+        const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
+        E* dst = out + (od * f1 + oh) * f2;
+        if (id < 0 || id >= i0 || ih < 0 || ih >= i1) {
+          std::fill(dst, dst + f2, E{});
+          continue;
+        }
+        const E* src = plane + (id * i1 + ih) * i2 + off2;
+        std::fill(dst, dst + lo, E{});
+        if (s2 == 1) {
+          std::memcpy(dst + lo, src + lo, (hi - lo) * sizeof(E));
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * s2];
+        }
+        std::fill(dst + hi, dst + f2, E{});
+      }
+    }
+  }
+}
+
+template <typename E>
+void im2col_typed(const void* img, void* col, int64_t channels, const ConvGeometry& g, const Sizes& s) {
+  runtime::parallel_for(0, channels * s.K, nn::rows_grain(s.P), [&](int64_t b, int64_t e) {
+    im2col_rows(static_cast<const E*>(img), static_cast<E*>(col), g, s, b, e);
+  });
+}
+
+void im2col(const void* img, void* col, size_t elem, int64_t channels, const ConvGeometry& g,
+            const Sizes& s) {
+  switch (elem) {
+    case 2: return im2col_typed<uint16_t>(img, col, channels, g, s);
+    case 4: return im2col_typed<uint32_t>(img, col, channels, g, s);
+    case 8: return im2col_typed<uint64_t>(img, col, channels, g, s);
+    default: throw std::invalid_argument("conv: unsupported element size");
+  }
+}
+
+// image[c] (dtype t, at element offset `at`) = bias[c] + the sum of every
+// column value whose window tap covers the position, accumulated in C.
+template <typename C>
+void col2im(const C* col, int64_t channels, const ConvGeometry& g, const Sizes& s, const void* bias,
+            DType t, void* image, int64_t at) {
+  const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
+  const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
+  const int64_t f0 = g.flat[0], f1 = g.flat[1], f2 = g.flat[2];
+  const int64_t s2 = g.stride[2];
+  runtime::parallel_for(0, channels, nn::rows_grain(s.K * s.P), [&](int64_t b, int64_t e) {
+    std::vector<C> acc(s.I);
+    for (int64_t c = b; c < e; ++c) {
+      std::fill(acc.begin(), acc.end(), bias ? nn::load_one<C>(bias, t, c) : C(0));
+      for (int64_t kk = 0; kk < s.K; ++kk) {
+        const int64_t kd = kk / (k1 * k2), kh = (kk / k2) % k1, kw = kk % k2;
+        const C* rows = col + (c * s.K + kk) * s.P;
+        const int64_t off2 = kw * g.dilation[2] - g.padding[2];
+        int64_t lo, hi;
+        valid_range(off2, s2, i2, f2, lo, hi);
+        for (int64_t od = 0; od < f0; ++od) {
+          const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
+          if (id < 0 || id >= i0) continue;
+          for (int64_t oh = 0; oh < f1; ++oh) {
+            const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
+            if (ih < 0 || ih >= i1) continue;
+            C* dst = acc.data() + (id * i1 + ih) * i2 + off2;
+            const C* src = rows + (od * f1 + oh) * f2;
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow * s2] += src[ow];
+          }
+        }
+      }
+      nn::store_row(acc.data(), s.I, image, t, at + c * s.I);
+    }
+  });
+}
+
+// dst[0, n) = src[offset, offset + n) in C, split over the cores.
+template <typename C>
+void widen(const void* src, DType t, int64_t offset, int64_t n, C* dst) {
+  runtime::parallel_for(0, n, 65536, [&](int64_t b, int64_t e) {
+    nn::load_row(src, t, offset + b, e - b, dst + b);
+  });
+}
+
+// src in the compute type C when t is C's dtype, else a widened copy in buf.
+template <typename C>
+const C* as_compute(const void* src, DType t, int64_t offset, int64_t n, std::vector<C>& buf) {
+  if (t == compute_dtype(t)) return static_cast<const C*>(src) + offset;
+  buf.resize(n);
+  widen(src, t, offset, n, buf.data());
+  return buf.data();
+}
+
+template <typename C>
+void raise_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void* weight,
+                 const void* bias, void* image) {
+  std::vector<C> wbuf, fbuf, col(d.image_channels * s.K * s.P);
+  const C* w = as_compute(weight, d.dtype, 0, d.flat_channels * s.cg_image * s.K, wbuf);
+  for (int64_t n = 0; n < d.batch; ++n) {
+    const C* f = as_compute(flat, d.dtype, n * d.flat_channels * s.P, d.flat_channels * s.P, fbuf);
+    GemmDesc g;
+    g.dtype = compute_dtype(d.dtype);
+    g.batch = d.groups;
+    g.m = s.cg_image * s.K;
+    g.n = s.P;
+    g.k = s.cg_flat;
+    // W[g]^T: W[g] is [cg_flat, cg_image * K] row major.
+    g.a = {const_cast<C*>(w), 1, s.cg_image * s.K, s.cg_flat * s.cg_image * s.K};
+    g.b = {const_cast<C*>(f), s.P, 1, s.cg_flat * s.P};
+    g.c = {col.data(), s.P, 1, s.cg_image * s.K * s.P};
+    gemm(g);
+    col2im(col.data(), d.image_channels, d.geo, s, bias, d.dtype, image, n * d.image_channels * s.I);
+  }
+}
+
+template <typename C>
+void fold_typed(const ConvDesc& d, const Sizes& s, const void* col, void* image) {
+  const int64_t per_image = d.image_channels * s.K * s.P;
+  std::vector<C> buf;
+  for (int64_t n = 0; n < d.batch; ++n) {
+    const C* c = as_compute(col, d.dtype, n * per_image, per_image, buf);
+    col2im(c, d.image_channels, d.geo, s, nullptr, d.dtype, image, n * d.image_channels * s.I);
+  }
+}
+
+template <typename C>
+void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void* image,
+                       void* grad_weight) {
+  const int64_t wn = d.flat_channels * s.cg_image * s.K;
+  const bool direct = d.dtype == compute_dtype(d.dtype);
+  std::vector<C> accbuf(direct ? 0 : wn), fbuf, ibuf, col(s.identity ? 0 : d.image_channels * s.K * s.P);
+  C* acc = direct ? static_cast<C*>(grad_weight) : accbuf.data();
+  if (d.batch == 0) std::fill(acc, acc + wn, C(0));
+  for (int64_t n = 0; n < d.batch; ++n) {
+    const C* f = as_compute(flat, d.dtype, n * d.flat_channels * s.P, d.flat_channels * s.P, fbuf);
+    const C* img = as_compute(image, d.dtype, n * d.image_channels * s.I, d.image_channels * s.I, ibuf);
+    const C* c = img;
+    if (!s.identity) {
+      im2col(img, col.data(), sizeof(C), d.image_channels, d.geo, s);
+      c = col.data();
+    }
+    GemmDesc g;
+    g.dtype = compute_dtype(d.dtype);
+    g.batch = d.groups;
+    g.m = s.cg_flat;
+    g.n = s.cg_image * s.K;
+    g.k = s.P;
+    g.a = {const_cast<C*>(f), s.P, 1, s.cg_flat * s.P};
+    g.b = {const_cast<C*>(c), 1, s.P, s.cg_image * s.K * s.P};  // im2col^T
+    g.c = {acc, s.cg_image * s.K, 1, s.cg_flat * s.cg_image * s.K};
+    g.s = g.c;
+    g.beta = n == 0 ? 0 : 1;
+    g.beta_zero = n == 0;
+    gemm(g);
+  }
+  if (!direct) {
+    runtime::parallel_for(0, wn, 65536, [&](int64_t b, int64_t e) {
+      nn::store_row(acc + b, e - b, grad_weight, d.dtype, b);
+    });
+  }
+}
+
+}  // namespace
+}  // namespace TORCH_TPU_ISA
+
+
+void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const void* weight,
+                                     const void* bias, void* flat) {
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  const Sizes s = sizes_of(d);
+  const size_t es = dtype_size(d.dtype);
+  std::vector<unsigned char> col(s.identity ? 0 : d.image_channels * s.K * s.P * es);
+  for (int64_t n = 0; n < d.batch; ++n) {
+    const auto* img = static_cast<const unsigned char*>(image) + n * d.image_channels * s.I * es;
+    const void* c = img;
+    if (!s.identity) {
+      im2col(img, col.data(), es, d.image_channels, d.geo, s);
+      c = col.data();
+    }
+    GemmDesc g;
+    g.dtype = d.dtype;
+    g.batch = d.groups;
+    g.m = s.cg_flat;
+    g.n = s.P;
+    g.k = s.cg_image * s.K;
+    g.a = {const_cast<void*>(weight), s.cg_image * s.K, 1, s.cg_flat * s.cg_image * s.K};
+    g.b = {const_cast<void*>(c), s.P, 1, s.cg_image * s.K * s.P};
+    g.c = {static_cast<unsigned char*>(flat) + n * d.flat_channels * s.P * es, s.P, 1, s.cg_flat * s.P};
+    if (bias) {  // added in the accumulator: one rounding, as CPU
+      g.s = {const_cast<void*>(bias), 1, 0, s.cg_flat};
+      g.beta = 1;
+      g.beta_zero = false;
+    }
+    gemm(g);
+  }
+}
+
+void TORCH_TPU_ISA_ENTRY(conv_raise)(const ConvDesc& d, const void* flat, const void* weight,
+                                     const void* bias, void* image) {
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  const Sizes s = sizes_of(d);
+  nn::with_compute_type(d.dtype, [&](auto c) { raise_typed<decltype(c)>(d, s, flat, weight, bias, image); });
+}
+
+void TORCH_TPU_ISA_ENTRY(conv_im2col)(const ConvDesc& d, const void* image, void* col) {
+  const Sizes s = sizes_of(d);
+  const size_t elem = dtype_size(d.dtype);
+  for (int64_t n = 0; n < d.batch; ++n) {
+    im2col(static_cast<const char*>(image) + n * d.image_channels * s.I * elem,
+           static_cast<char*>(col) + n * d.image_channels * s.K * s.P * elem, elem, d.image_channels, d.geo, s);
+  }
+}
+
+void TORCH_TPU_ISA_ENTRY(conv_col2im)(const ConvDesc& d, const void* col, void* image) {
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  const Sizes s = sizes_of(d);
+  nn::with_compute_type(d.dtype, [&](auto c) { fold_typed<decltype(c)>(d, s, col, image); });
+}
+
+void TORCH_TPU_ISA_ENTRY(conv_weight_grad)(const ConvDesc& d, const void* flat, const void* image,
+                                           void* grad_weight) {
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  const Sizes s = sizes_of(d);
+  nn::with_compute_type(d.dtype, [&](auto c) { weight_grad_typed<decltype(c)>(d, s, flat, image, grad_weight); });
+}
+
+void TORCH_TPU_ISA_ENTRY(conv_bias_grad)(DType t, const void* grad, int64_t batch, int64_t channels,
+                                         int64_t spatial, void* grad_bias) {
+  if (!conv_supports(t)) throw std::invalid_argument("conv: unsupported dtype");
+  runtime::parallel_for(0, channels, 1, [&](int64_t b, int64_t e) {
+    std::vector<double> row(spatial);
+    for (int64_t c = b; c < e; ++c) {
+      double sum = 0;
+      for (int64_t n = 0; n < batch; ++n) {
+        nn::load_row(grad, t, (n * channels + c) * spatial, spatial, row.data());
+        for (int64_t i = 0; i < spatial; ++i) sum += row[i];
+      }
+      nn::store_one(sum, grad_bias, t, c);
+    }
+  });
+}
+
+}  // namespace torch_tpu::kernels

@@ -1,0 +1,183 @@
+// Max, average, adaptive average and adaptive max pooling over 1 to 3 spatial dimensions
+// (nn.h), forward and backward. The planes split over the device cores; a
+// plane is widened once into the compute type (float, double for float64),
+// its windows reduced there, and the result rounded once. Backward
+// accumulates a plane's gradient in the compute type, then rounds.
+#include "kernels/common/fp_contract.h"
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/nn/nn.h"
+#include "kernels/nn/rows.h"
+#include "runtime/runtime.h"
+
+namespace torch_tpu::kernels {
+namespace {
+
+bool takes_max(PoolKind kind) { return kind == PoolKind::kMax || kind == PoolKind::kAdaptiveMax; }
+
+struct Window {
+  int64_t lo = 0, hi = 0, step = 1;  // taps lo, lo + step, ... < hi
+  int64_t size = 0;                  // avg with count_include_pad: the divisor's factor
+};
+
+// The windows of one dimension, one per output index.
+std::vector<Window> windows(const PoolDesc& d, int dim) {
+  const int64_t in = d.in[dim], out = d.out[dim], k = d.kernel[dim], s = d.stride[dim];
+  const int64_t p = d.padding[dim], dil = d.dilation[dim];
+  std::vector<Window> w(out);
+  for (int64_t o = 0; o < out; ++o) {
+    Window& v = w[o];
+    switch (d.kind) {
+      case PoolKind::kMax: {
+        v.lo = o * s - p;
+        v.hi = std::min(v.lo + (k - 1) * dil + 1, in);
+        while (v.lo < 0) v.lo += dil;
+        v.step = dil;
+        break;
+      }
+      case PoolKind::kAvg: {
+        v.lo = o * s - p;
+        v.hi = std::min(v.lo + k, in + p);
+        v.size = v.hi - v.lo;
+        v.lo = std::max<int64_t>(v.lo, 0);
+        v.hi = std::min(v.hi, in);
+        break;
+      }
+      case PoolKind::kAdaptiveAvg:
+      case PoolKind::kAdaptiveMax: {
+        v.lo = (o * in) / out;
+        v.hi = ((o + 1) * in + out - 1) / out;
+        v.size = v.hi - v.lo;
+        break;
+      }
+    }
+  }
+  return w;
+}
+
+struct Plan {
+  std::vector<Window> w[3];
+  int64_t in_total = 1, out_total = 1;
+};
+
+Plan plan_of(const PoolDesc& d) {
+  Plan p;
+  for (int i = 0; i < 3; ++i) {
+    p.w[i] = windows(d, i);
+    p.in_total *= d.in[i];
+    p.out_total *= d.out[i];
+  }
+  return p;
+}
+
+// Calls f(o, divisor, taps...) for every output position, with the flat
+// input offsets of the window's taps visited through visit(offset).
+template <typename F>
+void for_each_window(const PoolDesc& d, const Plan& p, F&& f) {
+  const int64_t i1 = d.in[1], i2 = d.in[2];
+  int64_t o = 0;
+  for (const Window& a : p.w[0]) {
+    for (const Window& b : p.w[1]) {
+      for (const Window& c : p.w[2]) {
+        double divisor = 1;
+        if (!takes_max(d.kind)) {
+          if (d.divisor_override != 0) {
+            divisor = static_cast<double>(d.divisor_override);
+          } else if (d.kind == PoolKind::kAvg && d.count_include_pad) {
+            divisor = static_cast<double>(a.size * b.size * c.size);
+          } else {
+            divisor = static_cast<double>((a.hi - a.lo) * (b.hi - b.lo) * (c.hi - c.lo));
+          }
+        }
+        auto taps = [&](auto&& visit) {
+          for (int64_t x = a.lo; x < a.hi; x += a.step) {
+            for (int64_t y = b.lo; y < b.hi; y += b.step) {
+              const int64_t row = (x * i1 + y) * i2;
+              for (int64_t z = c.lo; z < c.hi; z += c.step) visit(row + z);
+            }
+          }
+        };
+        const bool empty = a.lo >= a.hi || b.lo >= b.hi || c.lo >= c.hi;
+        f(o, divisor, empty, taps);
+        ++o;
+      }
+    }
+  }
+}
+
+template <typename C>
+void forward_typed(const PoolDesc& d, const void* x, void* y, int64_t* indices) {
+  const Plan p = plan_of(d);
+  runtime::parallel_for(0, d.planes, nn::rows_grain(p.in_total), [&](int64_t b, int64_t e) {
+    std::vector<C> in(p.in_total), out(p.out_total);
+    for (int64_t plane = b; plane < e; ++plane) {
+      nn::load_row(x, d.dtype, plane * p.in_total, p.in_total, in.data());
+      int64_t* idx = indices ? indices + plane * p.out_total : nullptr;
+      for_each_window(d, p, [&](int64_t o, double divisor, bool empty, auto&& taps) {
+        if (takes_max(d.kind)) {
+          C best = -std::numeric_limits<C>::infinity();
+          int64_t where = -1;
+          taps([&](int64_t i) {
+            if (where < 0) where = i;
+            const C v = in[i];
+            if (v > best || std::isnan(v)) {
+              best = v;
+              where = i;
+            }
+          });
+          out[o] = best;
+          if (idx) idx[o] = where;
+        } else if (empty) {
+          out[o] = C(0);
+        } else {
+          C sum = 0;
+          taps([&](int64_t i) { sum += in[i]; });
+          out[o] = static_cast<C>(sum / static_cast<C>(divisor));
+        }
+      });
+      nn::store_row(out.data(), p.out_total, y, d.dtype, plane * p.out_total);
+    }
+  });
+}
+
+template <typename C>
+void backward_typed(const PoolDesc& d, const void* grad_output, const int64_t* indices, void* grad_input) {
+  const Plan p = plan_of(d);
+  runtime::parallel_for(0, d.planes, nn::rows_grain(p.in_total), [&](int64_t b, int64_t e) {
+    std::vector<C> acc(p.in_total), g(p.out_total);
+    for (int64_t plane = b; plane < e; ++plane) {
+      std::fill(acc.begin(), acc.end(), C(0));
+      nn::load_row(grad_output, d.dtype, plane * p.out_total, p.out_total, g.data());
+      if (takes_max(d.kind)) {
+        const int64_t* idx = indices + plane * p.out_total;
+        for (int64_t o = 0; o < p.out_total; ++o) {
+          if (idx[o] >= 0 && idx[o] < p.in_total) acc[idx[o]] += g[o];
+        }
+      } else {
+        for_each_window(d, p, [&](int64_t o, double divisor, bool empty, auto&& taps) {
+          if (empty) return;
+          const C share = g[o] / static_cast<C>(divisor);
+          taps([&](int64_t i) { acc[i] += share; });
+        });
+      }
+      nn::store_row(acc.data(), p.in_total, grad_input, d.dtype, plane * p.in_total);
+    }
+  });
+}
+
+}  // namespace
+
+void pool_forward(const PoolDesc& d, const void* x, void* y, int64_t* indices) {
+  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument("pool: unsupported dtype");
+  nn::with_compute_type(d.dtype, [&](auto c) { forward_typed<decltype(c)>(d, x, y, indices); });
+}
+
+void pool_backward(const PoolDesc& d, const void* grad_output, const int64_t* indices, void* grad_input) {
+  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument("pool: unsupported dtype");
+  nn::with_compute_type(d.dtype, [&](auto c) { backward_typed<decltype(c)>(d, grad_output, indices, grad_input); });
+}
+
+}  // namespace torch_tpu::kernels

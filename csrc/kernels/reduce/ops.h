@@ -1,0 +1,69 @@
+// Shared pieces of the reduction op functors (kernels/reduce/engine.h has their
+// contract) and the per-family entry points. Private to the kernel library.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/common/convert.h"
+#include "kernels/common/dtype_dispatch.h"
+#include "kernels/reduce/layout.h"
+
+namespace torch_tpu::kernels::red {
+
+// The value an element contributes to a real accumulation: float for
+// float16/bfloat16, 0/1 for bool, the element otherwise.
+template <typename T>
+using RealOf = decltype(real_value(T{}));
+
+template <typename T>
+inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+template <typename T>
+inline constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+
+// Accumulation type of sum/prod/mean (CPU's opmath; integers in int64).
+template <typename T>
+struct SumAccOf {
+  using type = int64_t;
+};
+template <> struct SumAccOf<Half> { using type = float; };
+template <> struct SumAccOf<BFloat16> { using type = float; };
+template <> struct SumAccOf<float> { using type = float; };
+template <> struct SumAccOf<double> { using type = double; };
+template <> struct SumAccOf<Complex<float>> { using type = Complex<float>; };
+template <> struct SumAccOf<Complex<double>> { using type = Complex<double>; };
+template <> struct SumAccOf<uint64_t> { using type = uint64_t; };
+
+// Independent accumulators of a vector loop, kBytes of them (at least 8).
+// Sums use 64 bytes: two 256-bit registers (the reduce/*.cpp files prefer
+// 256-bit vectors; CMakeLists.txt says why). The compare-and-select ops
+// keep 256 bytes: with 16 float lanes GCC no longer vectorizes their NaN-
+// propagating select and falls back to scalar code, 10x slower.
+template <typename A, int kBytes = 256>
+constexpr int lanes_for() {
+  constexpr int n = static_cast<int>(kBytes / sizeof(A));
+  return n < 8 ? 8 : n;
+}
+
+// Writes v (an accumulator value) to *p as dtype t, with convert()'s rules.
+template <typename V>
+inline void write_value(char* p, DType t, V v) {
+  visit_dtype(t, [&](auto tag) {
+    using O = typename decltype(tag)::type;
+    const O o = convert<O>(v);
+    std::memcpy(p, &o, sizeof(O));
+  });
+}
+
+// Family entry points (reduce.cpp dispatches on ReduceOp).
+void reduce_sum_family(const ReduceDesc& d, const Layout& L);     // kSum, kProd, kMean
+void reduce_minmax_family(const ReduceDesc& d, const Layout& L);  // kMax, kMin, kArgMax, kArgMin
+void reduce_logical_family(const ReduceDesc& d, const Layout& L); // kAll, kAny
+void reduce_norm_family(const ReduceDesc& d, const Layout& L);    // kNorm
+void reduce_var_family(const ReduceDesc& d, const Layout& L);     // kVar
+
+}  // namespace torch_tpu::kernels::red

@@ -1,0 +1,40 @@
+// Device kernels for shape ops and range factories: triangular masks
+// (tril/triu), arange, linspace, nonzero. cat is copy_strided (copy.h) per
+// input. Torch-free; they run inside a launched body.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/tensor_desc.h"
+
+namespace torch_tpu::kernels {
+
+// out = tril(self, k) (lower) or triu(self, k) over the last two dims; out and
+// self have equal sizes and dtype (out may be self: in place). Elements
+// outside the triangle become zero.
+void triangle(const TensorDesc& out, const TensorDesc& self, int64_t k, bool lower);
+
+// A range argument: integral dtypes use i, floating ones d (the
+// accumulation type CPU uses: double for float32/float64, float for
+// float16/bfloat16 - the caller converts with PyTorch's rules).
+struct RangeScalar {
+  int64_t i = 0;
+  double d = 0;
+};
+
+// out[i] = start + step * i (computed in the accumulation type, then
+// converted). out is 1-D, any stride; real dtypes only.
+void arange(const TensorDesc& out, RangeScalar start, RangeScalar step);
+
+// CPU's linspace: step = (end - start) / (n - 1); the first half counts up
+// from start, the second down from end. Floating dtypes compute in their own
+// type (float16/bfloat16 in float), integral ones in double.
+void linspace(const TensorDesc& out, double start, double end, int64_t steps);
+
+// Nonzero elements of self (row-major order). nonzero_count writes their
+// number to *count (device memory, int64). nonzero_write fills out
+// ([count, ndim] int64, any strides) with their coordinates.
+void nonzero_count(const TensorDesc& self, int64_t* count);
+void nonzero_write(const TensorDesc& out, const TensorDesc& self);
+
+}  // namespace torch_tpu::kernels
