@@ -24,7 +24,7 @@ os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
 from . import build as build_mod  # noqa: E402
 from . import closure, contracts, coverage, custom_tests, emit, manifest, scaffold  # noqa: E402
 from . import stub_check  # noqa: E402
-from . import test_runner, tests_emit  # noqa: E402
+from . import modules_emit, test_runner, tests_emit  # noqa: E402
 from .errors import BuildError, ManifestError  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,6 +42,7 @@ def write_generated(args, entries, check: bool = False) -> list:
     tests = tests_emit.render(entries, manifest_path=os.path.relpath(args.manifest))
     tests.update(contracts.render(entries))
     tests.update(custom_tests.render(customs))
+    tests.update(modules_emit.render(args.root))
     return emit.write(args.root, emit.render(entries, customs), check=check) + tests_emit.write(
         args.root, tests, check=check)
 

@@ -56,7 +56,7 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
     Raises closure.ProofUnavailable if the closure cannot be traced."""
     import torch
 
-    from . import contracts, coverage_sections
+    from . import contracts, coverage_sections, modules_emit
 
     entries = sorted(entries, key=lambda e: e.op)
     registered = {v.op: e.route for e in entries for v in e.variants}
@@ -80,7 +80,7 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
         torch_version=torch.__version__, entries=entries,
         customs=sorted(customs, key=lambda c: c.qualname), proofs=proofs, findings=findings,
         analyses=analyses, skip_reason=skip_reason, plans=tests, outs=outs, promos=promos,
-        core=rows))
+        core=rows, modules=modules_emit.counts()))
 
 
 def write(path: str, entries, **kwargs) -> bool:

@@ -45,6 +45,7 @@ class Facts:
     outs: List                             # contracts.OutPlan
     promos: List                           # contracts.PromotionPlan
     core: List["coverage.CoreRow"]
+    modules: Optional[Dict[str, int]] = None   # modules_emit.counts(); None: not computed
 
 
 # --------------------------------------------------------------------------
@@ -329,8 +330,15 @@ def summary_section(f: Facts) -> str:
                          f"{o['handwritten']} tested by hand only, "
                          f"{o['unreached'] - o['handwritten']} with no test (why: their "
                          "family's table)"))
-    lines.append(row("ModuleInfo tests", "not generated yet",
-                     "no ModuleInfo test file is generated from ops.yaml"))
+    if f.modules is not None:
+        m = f.modules
+        lines.append(row("ModuleInfo tests", f"{m['tested']} of {m['modules']} modules",
+                         f"`tests/generated/test_modules.py`: {m['cases']} cases planned "
+                         f"(module, dtype, mode; first {m['max_inputs']} ModuleInputs each): "
+                         f"{m['cases'] - m['xfail']} expected to pass, {m['xfail']} strict xfails "
+                         f"over {m['xfail_modules']} modules (`tests/module_xfails.yaml`); "
+                         f"{m['unreached']} modules not reached (no float32/float64 on CPU, "
+                         "no ModuleInput)"))
     a = _autocast_counts(f)
     lines.append(row(link("Autocast") + ": CUDA's overloads with an entry",
                      f"{a['declared']} of {a['cuda']}",

@@ -278,7 +278,7 @@ def test_coverage_layout(tiny):
     order = [text.index(h) for h in ("# Operator coverage", "## Summary", "## Contents",
                                      "## Manifest entries", "## Core ATen IR", "## Reason codes")]
     assert order == sorted(order)
-    assert "| ModuleInfo tests | not generated yet |" in text
+    assert re.search(r"^\| ModuleInfo tests \| \d+ of \d+ modules \|", text, re.M)
     anchors = {cs.anchor(line.lstrip("#").strip()) for line in text.splitlines()
                if line.startswith("#")}
     assert set(re.findall(r"\]\(#([^)]+)\)", text)) <= anchors
