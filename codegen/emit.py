@@ -83,6 +83,23 @@ def stub_kernels(entries: List[Entry]) -> List[_StubKernel]:
             for s, h, k in sorted(pairs, key=lambda p: p[2])]
 
 
+def declarations_of(e: Entry) -> List[_Declaration]:
+    """The handwritten functions an entry names: its impl in each variant's
+    dispatcher signature, or its structured_impl in the signature of ATen's
+    structured impl()."""
+    if e.structured_impl:
+        return [_Declaration(f"{e.op} family: structured impl after ATen's meta()",
+                             structured_impl_declaration(e))]
+    if e.impl and "::" not in e.impl:
+        return [_Declaration(v.op, v.signature.declaration(e.impl)) for v in e.variants]
+    return []
+
+
+def op_header(e: Entry) -> str:
+    """csrc/generated/ops/<op>.h: the declarations of one entry."""
+    return os.path.join(GENERATED_DIR, "ops", e.op.replace(".", "_") + ".h")
+
+
 def render(entries: List[Entry], customs=()) -> Dict[str, str]:
     """Maps repository-relative path -> file content. customs: the custom
     operators (codegen/custom_ops.py)."""
@@ -98,15 +115,13 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
             shard=k, num_shards=NUM_SHARDS, entries=views,
             wrappers=[w for v in views for w in v.wrappers if w.name],
             headers=_headers(mine), has_stubs=any(e.stub for e in mine),
+            op_headers=[os.path.relpath(op_header(e), "csrc") for e in mine if declarations_of(e)],
             also_stubs={e.op: e.also_stubs for e in mine})
-    declarations = [_Declaration(v.op, v.signature.declaration(e.impl))
-                    for e in entries if e.impl and "::" not in e.impl
-                    for v in e.variants]
-    declarations += [_Declaration(f"{e.op} family: structured impl after ATen's meta()",
-                                  structured_impl_declaration(e))
-                     for e in entries if e.structured_impl]
-    files[os.path.join(GENERATED_DIR, "aten_ops.h")] = env.get_template(
-        "aten_ops.h.j2").render(declarations=declarations)
+    op_template = env.get_template("op_decl.h.j2")
+    for e in entries:
+        declarations = declarations_of(e)
+        if declarations:
+            files[op_header(e)] = op_template.render(op=e.op, declarations=declarations)
     kernels = stub_kernels(entries)
     files[os.path.join(GENERATED_DIR, "stub_kernels.h")] = env.get_template(
         "stub_kernels.h.j2").render(kernels=kernels, headers=sorted({k.header for k in kernels}))
@@ -197,11 +212,11 @@ def write(root: str, files: Dict[str, str], check: bool = False) -> List[str]:
             with open(path, "w") as f:
                 f.write(content)
     gen_dir = os.path.join(root, GENERATED_DIR)
-    if os.path.isdir(gen_dir):
-        for name in sorted(os.listdir(gen_dir)):
-            rel = os.path.join(GENERATED_DIR, name)
+    for folder, _, names in sorted(os.walk(gen_dir)):
+        for name in sorted(names):
+            rel = os.path.relpath(os.path.join(folder, name), root)
             if rel not in files:
                 changed.append(rel)
                 if not check:
-                    os.remove(os.path.join(gen_dir, name))
+                    os.remove(os.path.join(folder, name))
     return changed

@@ -96,15 +96,15 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
         params = ", ".join(f"{t} {n}" for t, n in manifest.structured_impl_params(out_op))
         notes.append("ATen's meta() checks the arguments and sizes the outputs; the generator "
                      "registers the functional, in-place and out= overloads around it. Define "
-                     "in csrc/aten (python -m codegen declares it in "
-                     f"csrc/generated/aten_ops.h):\n  void {impl}({params});")
+                     "in csrc/aten, including the header python -m codegen declares it in, "
+                     f"\"generated/ops/{op.replace('.', '_')}.h\":\n  void {impl}({params});")
     elif route == "direct":
         impl = up.name.replace(".", "_")
         lines.append(f"  impl: {impl}")
         sig = cpp.dispatcher_signature(up.schema, up.const_ref_for_mutable,
                                        structured=bool(up.structured or up.structured_delegate))
-        notes.append("Define in csrc/aten (python -m codegen declares it in "
-                     "csrc/generated/aten_ops.h):\n  " + sig.declaration(impl) + ";")
+        notes.append("Define in csrc/aten, including the header python -m codegen declares it "
+                     f"in, \"generated/ops/{op.replace('.', '_')}.h\":\n  " + sig.declaration(impl) + ";")
     elif route == "composite":
         notes.append("python -m codegen check proves that the ops it decomposes into are covered.")
     text = "\n".join(lines)

@@ -67,7 +67,7 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
 
 
 def structured_impl_declaration(entry: Entry) -> str:
-    """The declaration a structured_impl function must match (aten_ops.h)."""
+    """The declaration a structured_impl function must match (generated/ops/<op>.h)."""
     up = entry.variants[0].upstream
     out_op = up if up.structured else upstream.lookup(up.structured_delegate)
     params = ", ".join(f"{t} {n}" for t, n in structured_impl_params(out_op))

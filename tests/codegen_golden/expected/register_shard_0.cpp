@@ -11,7 +11,6 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
-#include "generated/aten_ops.h"
 
 namespace torch_tpu::aten {
 namespace {

@@ -11,7 +11,7 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/resize_.h"
 
 namespace torch_tpu::aten {
 namespace {

@@ -11,7 +11,7 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/gelu.h"
 #include "generated/stub_kernels.h"
 #include <ATen/native/BinaryOps.h>
 #include <ATen/native/TensorAdvancedIndexing.h>

@@ -11,7 +11,6 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
-#include "generated/aten_ops.h"
 #include "generated/stub_kernels.h"
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/abs_native.h>

@@ -11,7 +11,8 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_softmax.h"
+#include "generated/ops/avg_pool2d.h"
 #include <ATen/ops/_softmax_meta.h>
 #include <ATen/ops/avg_pool2d_meta.h>
 

@@ -23,7 +23,8 @@
 #include "aten/device/runtime_check.h"
 #include "aten/device/telemetry.h"
 #include "aten/device/tpu_stream.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_copy_from.h"
+#include "generated/ops/_copy_from_and_resize.h"
 #include "kernels/copy/copy.h"
 
 namespace torch_tpu::aten {

@@ -20,7 +20,11 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
 
-#include "generated/aten_ops.h"
+#include "generated/ops/elu.h"
+#include "generated/ops/elu_backward.h"
+#include "generated/ops/hardtanh_backward.h"
+#include "generated/ops/leaky_relu.h"
+#include "generated/ops/leaky_relu_backward.h"
 
 namespace torch_tpu::aten {
 namespace {

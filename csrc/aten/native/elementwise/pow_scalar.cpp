@@ -7,7 +7,8 @@
 #include <ATen/native/Resize.h>
 #include <ATen/ScalarOps.h>
 
-#include "generated/aten_ops.h"
+#include "generated/ops/pow_Scalar.h"
+#include "generated/ops/pow_Scalar_out.h"
 
 namespace torch_tpu::aten {
 

@@ -10,7 +10,9 @@
 #include <ATen/native/Gelu.h>
 
 #include "aten/iterator_desc.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/gelu_backward.h"
+#include "generated/ops/isnan.h"
 
 namespace torch_tpu::aten {
 

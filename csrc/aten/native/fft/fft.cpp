@@ -18,7 +18,9 @@
 #include <cmath>
 
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_fft_c2c.h"
+#include "generated/ops/_fft_c2r.h"
+#include "generated/ops/_fft_r2c.h"
 #include "kernels/fft/fft.h"
 
 namespace torch_tpu::aten {

@@ -5,7 +5,7 @@
 // not. torch._fused_sdp_choice (the operator) says so for tpu tensors.
 #include <ATen/SDPBackend.h>
 
-#include "generated/aten_ops.h"
+#include "generated/ops/_fused_sdp_choice.h"
 
 namespace torch_tpu::aten {
 

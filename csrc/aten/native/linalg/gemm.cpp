@@ -13,7 +13,10 @@
 #include <ATen/ops/empty.h>
 
 #include "aten/native/linalg/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/addmm.h"
+#include "generated/ops/baddbmm.h"
+#include "generated/ops/bmm.h"
+#include "generated/ops/mm.h"
 
 namespace torch_tpu::aten {
 namespace {

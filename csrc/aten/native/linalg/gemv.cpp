@@ -8,7 +8,9 @@
 #include <ATen/ops/scalar_tensor.h>
 
 #include "aten/native/linalg/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/addmv.h"
+#include "generated/ops/dot.h"
+#include "generated/ops/vdot.h"
 
 namespace torch_tpu::aten {
 namespace {

@@ -13,7 +13,10 @@
 
 #include "aten/optional_tensor.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_native_batch_norm_legit.h"
+#include "generated/ops/_native_batch_norm_legit_no_stats.h"
+#include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_batch_norm_backward.h"
 #include "kernels/nn/nn.h"
 
 namespace torch_tpu::aten {

@@ -17,7 +17,8 @@
 
 #include "aten/launch.h"
 #include "aten/optional_tensor.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/convolution.h"
+#include "generated/ops/convolution_backward.h"
 #include "kernels/nn/conv.h"
 
 namespace torch_tpu::aten {

@@ -7,7 +7,7 @@
 
 #include "aten/launch.h"
 #include "aten/native/linalg/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/embedding_dense_backward.h"
 #include "kernels/nn/embedding_backward.h"
 
 namespace torch_tpu::aten {

@@ -9,7 +9,9 @@
 #include <ATen/ops/empty.h>
 
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_embedding_bag_forward_only.h"
+#include "generated/ops/embedding_renorm_.h"
 #include "kernels/nn/embedding_bag.h"
 
 namespace torch_tpu::aten {

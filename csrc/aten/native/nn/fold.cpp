@@ -8,7 +8,8 @@
 #include <ATen/ops/empty.h>
 
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/col2im.h"
+#include "generated/ops/im2col.h"
 #include "kernels/nn/conv.h"
 
 namespace torch_tpu::aten {

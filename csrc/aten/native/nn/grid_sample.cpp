@@ -7,7 +7,7 @@
 #include <ATen/ops/empty.h>
 
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/grid_sampler_2d.h"
 #include "kernels/nn/grid_sample.h"
 
 namespace torch_tpu::aten {

@@ -19,7 +19,8 @@
 
 #include "aten/optional_tensor.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/native_group_norm.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "kernels/nn/group_norm.h"
 
 namespace torch_tpu::aten {

@@ -11,7 +11,8 @@
 
 #include "aten/optional_tensor.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "kernels/nn/nn.h"
 
 namespace torch_tpu::aten {

@@ -9,7 +9,12 @@
 #include "aten/optional_tensor.h"
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/nll_loss2d_backward_grad_input.h"
+#include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/nll_loss2d_forward_output.h"
+#include "generated/ops/nll_loss_backward.h"
+#include "generated/ops/nll_loss_forward.h"
 #include "kernels/nn/nn.h"
 
 namespace torch_tpu::aten {

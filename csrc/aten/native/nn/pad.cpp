@@ -10,7 +10,18 @@
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/replication_pad1d_backward.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/replication_pad2d_backward.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/replication_pad3d_backward.h"
 #include "kernels/nn/pad.h"
 
 namespace torch_tpu::aten {

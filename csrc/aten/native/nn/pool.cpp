@@ -12,7 +12,22 @@
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/adaptive_max_pool3d.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/avg_pool3d.h"
+#include "generated/ops/avg_pool3d_backward.h"
+#include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/max_pool3d_with_indices.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
 #include "kernels/nn/nn.h"
 
 namespace torch_tpu::aten {

@@ -13,7 +13,10 @@
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_log_softmax.h"
+#include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/_softmax.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "kernels/nn/nn.h"
 
 namespace torch_tpu::aten {

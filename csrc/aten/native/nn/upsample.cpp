@@ -7,7 +7,10 @@
 
 #include "aten/contiguous_out.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
 #include "kernels/nn/upsample.h"
 
 namespace torch_tpu::aten {

@@ -13,7 +13,10 @@
 
 #include "aten/launch.h"
 #include "aten/native/random/util.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/multinomial.h"
+#include "generated/ops/multinomial_out.h"
+#include "generated/ops/native_dropout.h"
+#include "generated/ops/randperm_generator_out.h"
 #include "kernels/random/random.h"
 
 namespace torch_tpu::aten {

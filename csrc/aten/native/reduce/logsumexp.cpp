@@ -5,7 +5,7 @@
 // device kernel would (CUDA's message); then the same composite runs.
 #include <ATen/ops/logsumexp_native.h>
 
-#include "generated/aten_ops.h"
+#include "generated/ops/logsumexp_out.h"
 
 namespace torch_tpu::aten {
 

@@ -9,7 +9,7 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/index_select.h>
 
-#include "generated/aten_ops.h"
+#include "generated/ops/flip.h"
 
 namespace torch_tpu::aten {
 

@@ -15,7 +15,11 @@
 
 #include "aten/native/index/glue.h"
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/arange_start_out.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/linspace_out.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
 #include "kernels/copy/copy.h"
 #include "kernels/shape/shape.h"
 

@@ -7,7 +7,7 @@
 #include <c10/core/WrapDimMinimal.h>
 
 #include "aten/launch.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/topk.h"
 #include "kernels/sort/sort.h"
 
 namespace torch_tpu::aten {

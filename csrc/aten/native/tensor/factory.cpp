@@ -4,7 +4,8 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "aten/device/caching_allocator.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/empty_memory_format.h"
+#include "generated/ops/empty_strided.h"
 
 namespace torch_tpu::aten {
 namespace {

@@ -11,7 +11,10 @@
 #include "aten/device/runtime_check.h"
 #include "aten/device/telemetry.h"
 #include "aten/device/tpu_stream.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/_local_scalar_dense.h"
+#include "generated/ops/fill__Scalar.h"
+#include "generated/ops/fill__Tensor.h"
+#include "generated/ops/zero_.h"
 #include "kernels/copy/copy.h"
 
 namespace torch_tpu::aten {

@@ -8,7 +8,10 @@
 
 #include "aten/device/caching_allocator.h"
 #include "aten/device/tpu_stream.h"
-#include "generated/aten_ops.h"
+#include "generated/ops/record_stream.h"
+#include "generated/ops/resize_.h"
+#include "generated/ops/set_.h"
+#include "generated/ops/set__source_Storage_storage_offset.h"
 
 namespace torch_tpu::aten {
 namespace {
