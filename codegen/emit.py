@@ -6,13 +6,12 @@ stable hash of the entry's op, so editing one entry recompiles one shard."""
 from __future__ import annotations
 
 import os
-import zlib
 from dataclasses import dataclass
 from typing import Dict, List
 
 import jinja2
 
-from . import autocast, custom_emit, stubs
+from . import autocast, custom_emit, output, stubs
 from .manifest import Entry
 from .wrappers import Wrapper, structured_impl_declaration, wrapper
 
@@ -31,7 +30,7 @@ def _environment() -> jinja2.Environment:
 
 
 def shard_of(entry: Entry) -> int:
-    return zlib.crc32(entry.op.encode()) % NUM_SHARDS
+    return output.shard_of(entry.op, NUM_SHARDS)
 
 
 @dataclass(frozen=True)
@@ -194,29 +193,6 @@ def _autocast_rows(entries: List[Entry]) -> List[_AutocastRow]:
 
 
 def write(root: str, files: Dict[str, str], check: bool = False) -> List[str]:
-    """Writes changed files (or, with check, only reports them). Returns the
-    repository-relative paths that differ, including stale generated files."""
-    changed = []
-    for rel, content in sorted(files.items()):
-        path = os.path.join(root, rel)
-        try:
-            with open(path) as f:
-                same = f.read() == content
-        except OSError:
-            same = False
-        if same:
-            continue
-        changed.append(rel)
-        if not check:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as f:
-                f.write(content)
-    gen_dir = os.path.join(root, GENERATED_DIR)
-    for folder, _, names in sorted(os.walk(gen_dir)):
-        for name in sorted(names):
-            rel = os.path.relpath(os.path.join(folder, name), root)
-            if rel not in files:
-                changed.append(rel)
-                if not check:
-                    os.remove(os.path.join(folder, name))
-    return changed
+    """Writes changed files under csrc/generated/ and removes stale ones (with
+    check, only reports them). Returns the repository-relative paths that differ."""
+    return output.write_tree(root, GENERATED_DIR, files, check=check)

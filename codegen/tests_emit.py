@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import os
 import re
-import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import jinja2
 
-from . import autocast
+from . import autocast, output
 from .errors import ManifestError, did_you_mean
 from .manifest import CHECKS, Entry
 from .opinfo_index import Index, OpInfoFacts
@@ -260,7 +259,7 @@ def not_applicable(entries: List[Entry], index: Optional[Index] = None) -> Dict[
 
 
 def shard_of(entry: Entry) -> int:
-    return zlib.crc32(entry.op.encode()) % NUM_SHARDS
+    return output.shard_of(entry.op, NUM_SHARDS)
 
 
 def _py(value) -> str:
@@ -363,29 +362,8 @@ def render(entries: List[Entry], index: Optional[Index] = None,
 
 
 def write(root: str, files: Dict[str, str], check: bool = False) -> List[str]:
-    """Writes changed files under tests/generated/ and removes stale ones (with
-    check, only reports them). Returns the repository-relative paths that differ."""
-    changed = []
-    for rel, content in sorted(files.items()):
-        path = os.path.join(root, rel)
-        try:
-            with open(path) as f:
-                same = f.read() == content
-        except OSError:
-            same = False
-        if same:
-            continue
-        changed.append(rel)
-        if not check:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as f:
-                f.write(content)
-    gen_dir = os.path.join(root, TESTS_DIR)
-    if os.path.isdir(gen_dir):
-        for name in sorted(os.listdir(gen_dir)):
-            rel = os.path.join(TESTS_DIR, name)
-            if name.endswith(".py") and rel not in files:
-                changed.append(rel)
-                if not check:
-                    os.remove(os.path.join(gen_dir, name))
-    return changed
+    """Writes changed files under tests/generated/ and removes stale test
+    files (with check, only reports them). Returns the repository-relative
+    paths that differ."""
+    return output.write_tree(root, TESTS_DIR, files, check=check,
+                             owned=lambda name: name.endswith(".py"))
