@@ -28,7 +28,7 @@ DASH = coverage.DASH
 WIDTH = 100               # prose is wrapped at this column
 REPEATS_FOR_CODE = 3      # a reason seen this often is printed as a code
 REASON_CODES = "Reason codes"
-OPINFO_CHECKS = ("values", "meta", "out", "autocast")
+OPINFO_CHECKS = ("values", "meta", "out", "reference", "grad", "errors", "autocast")
 
 
 @dataclass(frozen=True)
@@ -239,6 +239,17 @@ def _opinfo_counts(f: Facts) -> Dict[str, int]:
             "handwritten": sum(1 for p in unreached if _by_hand(p))}
 
 
+def _check_counts(f: Facts) -> List[Tuple[str, int, int, int]]:
+    """Per OpInfo check kind: (check, cases, strict xfails, entries with it)."""
+    plans = [p for p in (f.plans or {}).values() if p.cases and not p.untested]
+    out = []
+    for check in OPINFO_CHECKS:
+        cases = [c for p in plans for c in p.cases if c.check == check]
+        entries = sum(1 for p in plans if any(c.check == check for c in p.cases))
+        out.append((check, len(cases), sum(1 for c in cases if c.xfail), entries))
+    return out
+
+
 def handwritten(f: Facts) -> Dict[str, List[str]]:
     """Handwritten test file -> the entries only it tests (no OpInfo case)."""
     files: Dict[str, List[str]] = {}
@@ -326,6 +337,9 @@ def summary_section(f: Facts) -> str:
         lines.append(row("entries with generated OpInfo tests", f"{o['tested']} of {len(entries)}",
                          f"{o['cases']} checks planned: {o['cases'] - o['xfail']} expected to "
                          f"pass, {o['xfail']} strict xfails (ops.yaml `tests.xfail`)"))
+        lines.append(row("generated OpInfo checks by kind", f"{len(OPINFO_CHECKS)} kinds", "; ".join(
+            f"{check}: {n} over {count(k, 'entry', 'entries')}, {x} strict xfails"
+            for check, n, x, k in _check_counts(f))))
         lines.append(row("entries without generated OpInfo tests", o["unreached"],
                          f"{o['handwritten']} tested by hand only, "
                          f"{o['unreached'] - o['handwritten']} with no test (why: their "

@@ -56,10 +56,13 @@ TEST_KEYS = {
                          "depends on the CPU model (say why in a comment)",
 }
 XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
-              "checks": "only these generated checks: values, meta, out, autocast, "
-                        "out_contract, promotion",
-              "rules": "with checks: [out_contract]: only these out= rules (codegen/out_rules.py)"}
-CHECKS = ("values", "meta", "out", "autocast", "out_contract", "promotion")
+              "checks": "only these generated checks: values, meta, out, reference, grad, "
+                        "errors, autocast, out_contract, promotion",
+              "rules": "with checks: [out_contract]: only these out= rules (codegen/out_rules.py)",
+              "opinfos": "only the OpInfo checks drawing from these OpInfos (full names: "
+                         "nn.functional.conv_transpose3d, std_mean.unbiased)"}
+CHECKS = ("values", "meta", "out", "reference", "grad", "errors", "autocast", "out_contract",
+          "promotion")
 _CPP_NAME = re.compile(r"^(?:[A-Za-z_]\w*::)*[A-Za-z_]\w*$")
 _KIND_NAMES = {SchemaKind.functional: "functional", SchemaKind.inplace: "inplace",
                SchemaKind.out: "out"}
@@ -89,6 +92,7 @@ class XFail:
     dtypes: Tuple[str, ...] = ()    # empty: all
     checks: Tuple[str, ...] = ()    # empty: all
     rules: Tuple[str, ...] = ()     # out_contract: the failing out= rules (empty: all)
+    opinfos: Tuple[str, ...] = ()   # OpInfo checks: only these OpInfos (empty: all)
 
 
 @dataclass(frozen=True)
@@ -649,7 +653,12 @@ def _tests(check: _Checker, value) -> TestHints:
         if rules and checks != ("out_contract",):
             check.fail("xfail 'rules' name out= contract rules: they need checks: [out_contract]",
                        "write checks: [out_contract], rules: [...]", key="tests")
-        xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks, rules))
+        opinfos = x.get("opinfos", [])
+        if not isinstance(opinfos, list) or not all(isinstance(o, str) for o in opinfos):
+            check.fail("xfail 'opinfos' must be a list of OpInfo names",
+                       "e.g. opinfos: [nn.functional.conv_transpose3d]", key="tests")
+        xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks, rules,
+                            tuple(opinfos)))
     tol = {}
     for key in ("atol", "rtol"):
         if key not in value:

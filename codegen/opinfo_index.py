@@ -3,9 +3,11 @@ importing op_db on every `python -m codegen` run.
 
 Importing torch.testing._internal.common_methods_invocations.op_db costs ~3 s
 (702 OpInfos). The facts the generator uses are small (names, CPU dtypes,
-out= support, which dtypes torch itself does not compare against CPU), so
-they are extracted once and cached in build/opinfo_index.json, keyed by the
-stat() of the installed torch's OpInfo sources: a torch upgrade rebuilds it.
+out= support, which dtypes torch itself does not compare against CPU, backward
+dtypes, whether reference inputs are defined, how many error inputs reach a
+device), so they are extracted once and cached in build/opinfo_index.json,
+keyed by the stat() of the installed torch's OpInfo sources: a torch upgrade
+rebuilds it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from .dtypes import DTYPES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
-_FORMAT = 3  # 2: foreach OpInfos included (opinfo_db.py); 3: binary-ufunc facts
+# 2: foreach OpInfos included (opinfo_db.py); 3: binary-ufunc facts; 4: backward
+# dtypes, reference_inputs, error inputs that reach a device
+_FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,13 @@ class OpInfoFacts:
     # generated tests then compare metadata only.
     not_comparable: Tuple[Tuple[str, str], ...] = ()
     binary: Optional[BinaryFacts] = None    # None: not a BinaryUfuncInfo
+    # dtypes autograd is tested in on CPU (OpInfo.supported_backward_dtypes: none
+    # without supports_autograd; floating and complex only), DTYPES order
+    backward_dtypes: Tuple[str, ...] = ()
+    reference_inputs: bool = False  # defines reference_inputs_func (extremal values, ...)
+    # ErrorInputs with a tensor argument or a device= (the others, Python
+    # scalars only, never reach a device)
+    error_inputs: int = 0
 
     @property
     def full_name(self) -> str:
@@ -101,6 +112,22 @@ def _skip_reason(decorator) -> Optional[str]:
     return None
 
 
+def _device_error_inputs(op) -> int:
+    """How many of the OpInfo's CPU ErrorInputs have a tensor argument or name
+    a device (the harness's _reaches_device)."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    if op.error_inputs_func is None:
+        return 0
+    n = 0
+    for ei in op.error_inputs("cpu"):
+        s = ei.sample_input
+        n += s.kwargs.get("device") is not None or any(
+            isinstance(x, torch.Tensor) for x in pytree.tree_leaves((s.input, s.args, s.kwargs)))
+    return n
+
+
 def _extract() -> List[OpInfoFacts]:
     import torch
     from torch.testing._internal.opinfo.core import BinaryUfuncInfo, DecorateInfo
@@ -132,9 +159,14 @@ def _extract() -> List[OpInfoFacts]:
             binary = BinaryFacts(bool(op.supports_rhs_python_scalar),
                                  bool(op.supports_one_python_scalar),
                                  bool(op.always_returns_bool), bool(op.promotes_int_to_float))
+        backward = op.supported_backward_dtypes("cpu")
         facts.append(OpInfoFacts(op.name, op.variant_test_name, op.aten_name or op.name,
                                  bool(op.supports_out), supported, tuple(not_comparable),
-                                 binary))
+                                 binary,
+                                 tuple(n for n in supported
+                                       if getattr(torch, DTYPES[n][1]) in backward),
+                                 op.reference_inputs_func is not None,
+                                 _device_error_inputs(op)))
     return facts
 
 
@@ -142,14 +174,17 @@ def _to_json(facts: List[OpInfoFacts]) -> List[dict]:
     return [{"name": f.name, "variant": f.variant, "aten_name": f.aten_name,
              "supports_out": f.supports_out, "dtypes": list(f.dtypes),
              "not_comparable": [list(x) for x in f.not_comparable], "binary": (None if f.binary is None else
-                                                                  vars(f.binary))}
+                                                                  vars(f.binary)),
+             "backward_dtypes": list(f.backward_dtypes), "reference_inputs": f.reference_inputs,
+             "error_inputs": f.error_inputs}
             for f in facts]
 
 
 def _from_json(rows: List[dict]) -> List[OpInfoFacts]:
     return [OpInfoFacts(r["name"], r["variant"], r["aten_name"], r["supports_out"],
                         tuple(r["dtypes"]), tuple(tuple(x) for x in r["not_comparable"]),
-                        BinaryFacts(**r["binary"]) if r.get("binary") else None)
+                        BinaryFacts(**r["binary"]) if r.get("binary") else None,
+                        tuple(r["backward_dtypes"]), r["reference_inputs"], r["error_inputs"])
             for r in rows]
 
 

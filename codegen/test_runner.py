@@ -97,7 +97,7 @@ def summarize(entries, raw: Dict[str, dict], plans) -> dict:
         e = p.entry
         checks = {}
         planned = {c.check for c in p.cases}
-        for check in ("values", "meta", "out"):
+        for check in ("values", "meta", "out", "reference", "grad", "errors"):
             if check in p.not_applicable:
                 checks[check] = {"outcome": "n/a", "why": p.not_applicable[check]}
                 continue

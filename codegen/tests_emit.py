@@ -9,6 +9,13 @@ small representative set; only those the OpInfo supports on CPU) and checks:
   out     out= into contiguous and non-contiguous tpu tensors (when the
           family has an out= overload registered for tpu and the OpInfo
           supports out=)
+  reference  the values check over the OpInfo's reference_inputs (extremal
+          and large values, odd strides), where it defines them
+  grad    backward on tpu against CPU autograd (differentiable entries, with
+          OpInfos that support autograd; in float32 and float64, else one
+          reduced float, and complex64 where the OpInfo's backward has it)
+  errors  the OpInfo's error_inputs raise on tpu as on CPU (dtype-free: one
+          case per OpInfo)
 
 and writes them as data (one Entry and one case() per test) into a few
 shards; tests/opinfo_harness.py holds the logic. Known failures (tests.xfail)
@@ -36,7 +43,15 @@ from .opinfo_index import Index, OpInfoFacts
 TESTS_DIR = os.path.join("tests", "generated")
 NUM_SHARDS = 4
 # Dtypes tested when an entry declares none (= any dtype).
-REPRESENTATIVE_DTYPES = ("float32", "float64", "int64", "bool", "complex64")
+REPRESENTATIVE_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "bool",
+                         "complex64")
+# The grad check (forward and backward on CPU and tpu) runs in float32 and
+# float64 where the OpInfo's backward has them, else in the first reduced
+# float it has; and in complex64 where it has that: not in every dtype, to
+# keep the suite's time bounded.
+GRAD_DTYPES = ("float32", "float64")
+GRAD_FALLBACK_DTYPES = ("bfloat16", "float16")
+GRAD_COMPLEX_DTYPES = ("complex64",)
 _TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
 
@@ -59,6 +74,37 @@ def _meta_dtypes(available: List[str]) -> List[str]:
         if kind:
             out.append(preferred if preferred in kind else kind[0])
     return out
+
+
+def _not_differentiable(entry: Entry) -> str:
+    """Why autograd cannot differentiate the entry's op ("" when it can): no
+    derivatives.yaml formula for the op or its family's functional overload,
+    and no decomposition. torchgen derives the _foreach_ ops' formulas from
+    their base ops' (derivatives.yaml lists only a few)."""
+    from .coverage import autograd_source
+
+    if entry.op.startswith("_foreach_"):
+        return ""
+    ops = [entry.op] + [o for k, o in entry.family.items() if k == "functional" and o != entry.op]
+    sources = [autograd_source(o) for o in ops]
+    if any(src.startswith(("formula", "composite")) for src in sources):
+        return ""
+    return f"{entry.op} is not differentiable (its autograd: {sources[0]})"
+
+
+def _backward_dtypes(f: OpInfoFacts, wanted) -> List[str]:
+    """The wanted dtypes f's backward supports, where torch compares values
+    (gradients of random or uninitialized values are not compared either)."""
+    return [d for d in wanted if d in f.backward_dtypes and d in f.dtypes
+            and f.comparable(d) is None]
+
+
+def _grad_dtypes(available: List[str]) -> List[str]:
+    """The grad check's dtypes among those the OpInfo's backward has."""
+    out = [d for d in GRAD_DTYPES if d in available]
+    if not out:
+        out = [d for d in GRAD_FALLBACK_DTYPES if d in available][:1]
+    return out + [d for d in GRAD_COMPLEX_DTYPES if d in available]
 
 
 @dataclass(frozen=True)
@@ -122,11 +168,23 @@ def _opinfos(entry: Entry, index: Index, manifest_path: str) -> List[OpInfoFacts
     return found
 
 
-def _xfail(entry: Entry, check: str, dtype: str) -> str:
+def _xfail(entry: Entry, check: str, dtype: str, f: OpInfoFacts) -> str:
     for x in entry.tests.xfail:
-        if (not x.dtypes or dtype in x.dtypes) and (not x.checks or check in x.checks):
+        if ((not x.dtypes or dtype in x.dtypes) and (not x.checks or check in x.checks)
+                and (not x.opinfos or f.full_name in x.opinfos)):
             return x.reason
     return ""
+
+
+def _check_xfail_opinfos(entry: Entry, opinfos: List[OpInfoFacts], manifest_path: str) -> None:
+    names = [f.full_name for f in opinfos]
+    for x in entry.tests.xfail:
+        for name in x.opinfos:
+            if name not in names:
+                raise ManifestError(manifest_path, entry.line,
+                                    f"tests.xfail names OpInfo '{name}', which the entry's tests "
+                                    f"do not use{did_you_mean(name, names)}",
+                                    "name one of: " + ", ".join(names), op=entry.op, key="tests")
 
 
 def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.yaml",
@@ -151,12 +209,27 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                       "name one in the entry's tests.opinfo if another OpInfo calls it")
         return p
 
+    _check_xfail_opinfos(entry, opinfos, manifest_path)
     # autocast: _plan_autocast; out_contract, promotion: codegen/contracts.py
-    checks = [c for c in CHECKS if c in ("values", "meta", "out")]
+    checks = [c for c in CHECKS if c in ("values", "meta", "out", "reference", "grad", "errors")]
     if entry.route == "direct" and entry.variants and all(v.kind == "out" for v in entry.variants):
-        for c in ("values", "meta"):
+        for c in ("values", "meta", "reference", "grad", "errors"):
             p.gaps[c] = (f"the entry registers only the out= overload {entry.op}; "
                          "the out check covers it")
+            checks.remove(c)
+    if "grad" in checks and _not_differentiable(entry):
+        p.not_applicable["grad"] = _not_differentiable(entry)
+        checks.remove("grad")
+    # What the OpInfos do not provide cannot be generated: inputs they do not
+    # define (not applicable), autograd they do not test (a gap: the op is
+    # differentiable).
+    for c, has, what in (("reference", lambda f: f.reference_inputs, "defines reference_inputs"),
+                         ("grad", lambda f: f.backward_dtypes, "supports autograd"),
+                         ("errors", lambda f: f.error_inputs,
+                          "defines error_inputs that reach a device")):
+        if c in checks and not any(has(f) for f in opinfos):
+            why = f"no OpInfo used here {what} ({', '.join(f.full_name for f in opinfos)})"
+            (p.gaps if c == "grad" else p.not_applicable)[c] = why
             checks.remove(c)
     if not out:
         checks.remove("out")
@@ -186,6 +259,7 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
         # A known meta failure in some dtype stays a (strict) test of that dtype.
         meta_dtypes += [d for x in entry.tests.xfail if not x.checks or "meta" in x.checks
                         for d in x.dtypes if d not in meta_dtypes]
+        grad_dtypes = _grad_dtypes(_backward_dtypes(f, wanted))
         for dtype in wanted:
             if dtype not in f.dtypes:
                 continue
@@ -195,12 +269,29 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                     continue
                 if check == "meta" and dtype not in meta_dtypes:
                     continue
-                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype)))
+                if check == "reference" and not f.reference_inputs:
+                    continue
+                if check == "grad" and dtype not in grad_dtypes:
+                    continue
+                if check == "errors":
+                    continue  # dtype-free: one case per OpInfo, below
+                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype, f)))
+        if "errors" in checks and f.error_inputs:
+            p.cases.append(Case("errors", f, "", True, _xfail(entry, "errors", "", f)))
     meta_done = {c.dtype for c in p.cases if c.check == "meta"}
     meta_skipped = [d for d in wanted if d not in meta_done and any(d in f.dtypes for f in opinfos)]
     if "meta" in checks and meta_done and meta_skipped:
         p.gaps.setdefault("meta", f"not in {', '.join(meta_skipped)}: predicted in one dtype of "
                                   "each kind (bool, integer, float, bfloat16, float16, complex)")
+    grad_done = {c.dtype for c in p.cases if c.check == "grad"}
+    grad_skipped = [d for d in wanted if d not in grad_done
+                    and any(d in _backward_dtypes(f, wanted) for f in opinfos)]
+    if "grad" in checks and not grad_done:
+        p.gaps.setdefault("grad", f"none of the dtypes tested ({', '.join(wanted)}) is one the "
+                                  "OpInfos' backward supports, with values torch compares")
+    elif "grad" in checks and grad_skipped:
+        p.gaps.setdefault("grad", f"not in {', '.join(grad_skipped)}: run in float32 and float64 "
+                                  "(else one reduced float) and complex64")
     _plan_autocast(p, opinfos)
     if not p.cases:
         p.untested = (f"the OpInfos ({', '.join(f.full_name for f in opinfos)}) support none of "
@@ -227,7 +318,7 @@ def _plan_autocast(p: Plan, opinfos: List[OpInfoFacts]) -> None:
             if sample_dtype not in f.dtypes:
                 continue
             p.cases.append(Case("autocast", f, low, f.comparable(low) is None,
-                                _xfail(entry, "autocast", low)))
+                                _xfail(entry, "autocast", low, f)))
     if not any(c.check == "autocast" for c in p.cases) and "autocast" not in p.gaps:
         p.gaps["autocast"] = "no OpInfo used here has samples in the dtypes the policy needs"
 

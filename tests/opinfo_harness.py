@@ -15,20 +15,34 @@ non-contiguous, moved to tpu with their exact layout):
           storage offset.
   out     op(..., out=t) into a contiguous and a non-contiguous tpu tensor
           returns t, keeps its strides and storage, and equals CPU's result.
+  reference  the values check over the OpInfo's reference_inputs (extremal,
+          small and large values, empty, broadcast and oddly strided tensors)
+          in the layout they come in: the first MAX_REFERENCE_SAMPLES without
+          a tensor over MAX_REFERENCE_NUMEL elements.
+  grad    backward: with a seeded random grad_output for every output that
+          requires grad, torch.autograd.grad on tpu equals CPU's w.r.t. every
+          input that requires grad (up to MAX_GRAD_SAMPLES OpInfo samples,
+          made with requires_grad=True; the values check's tolerances).
+  errors  every ErrorInput (OpInfo.error_inputs) that raises on CPU raises
+          on tpu too, with the same exception type, and where CPU's message
+          matches the ErrorInput's error_regex, tpu's matches it too.
   autocast  under torch.autocast("tpu", dtype=bfloat16/float16), the result
           equals CPU eager run on inputs cast as the entry's policy casts them,
           and has the dtype the policy implies.
 Every check also proves the route (torch_tpu.stats(), reset before each tpu
 call): the entry's registered overloads ran through its route (a stub
 entry's DispatchStub kernel ran), and nothing fell back to the host unless
-the entry's route is "fallback". References are always computed on CPU; the
-fallback policy is never changed here.
+the entry's route is "fallback" (the errors check only the latter: an error
+may come before the op reaches its kernel). References are always computed
+on CPU; the fallback policy is never changed here.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
+import re
 import traceback
 import zlib
 from dataclasses import dataclass
@@ -45,7 +59,19 @@ DEVICE = "tpu"
 # overloads, in both layouts, cover the shapes and strides of an OpInfo (the
 # values check runs all of them).
 MAX_META_SAMPLES = 12
-CHECKS = ("values", "meta", "out", "autocast")
+# torch's reference_inputs functions for elementwise ops yield the sample
+# inputs, then more shapes, small, large and extremal values (up to 62 samples
+# in 2.13), then all of those again non-contiguous, then oddly strided ones:
+# the first 64 hold all the values. Inputs with a tensor of more than
+# MAX_REFERENCE_NUMEL elements ((1029, 917), (1024, 1024): ~90% of the
+# check's time, in assert_close) are left out; the kernel tests run large shapes.
+MAX_REFERENCE_SAMPLES = 64
+MAX_REFERENCE_NUMEL = 1 << 16
+# The grad check runs at most this many of an OpInfo's samples, evenly spaced
+# (max_pool2d has 1440: one CPU backward each costs more than the rest of
+# the check).
+MAX_GRAD_SAMPLES = 32
+CHECKS = ("values", "meta", "out", "reference", "grad", "errors", "autocast")
 
 
 @dataclass(frozen=True)
@@ -73,7 +99,8 @@ class Case:
     opinfo: str                          # OpInfo name
     variant: str                         # OpInfo variant_test_name ("" for none)
     dtype: str                           # torch attribute name: "float32"; for autocast,
-                                         # the autocast dtype (bfloat16, float16)
+                                         # the autocast dtype (bfloat16, float16); "" for
+                                         # errors (error inputs choose their own dtypes)
     compare_values: bool = True          # False: metadata only (torch does not compare)
     xfail: str = ""                      # reason of a strict xfail ("" for none)
 
@@ -83,7 +110,8 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.check}-{self.entry.op}-{self.opinfo_name}-{self.dtype}"
+        dtype = f"-{self.dtype}" if self.dtype else ""
+        return f"{self.check}-{self.entry.op}-{self.opinfo_name}{dtype}"
 
 
 def case(entry: Entry, check: str, opinfo: str, dtype: str, *, variant: str = "",
@@ -129,7 +157,9 @@ def mirror(t, device: str, memo: Dict):
     if not isinstance(t, torch.Tensor):
         return t
     if t.layout != torch.strided or t.is_conj() or t.is_neg() or t.device.type != "cpu":
-        return t.to(device, copy=True)
+        # a copy made under no_grad (SampleInput.transform) does not require
+        # grad by itself; it is a leaf, so it can be told to
+        return t.to(device, copy=True).requires_grad_(t.requires_grad)
     storage = t.untyped_storage()
     key = storage.data_ptr() if storage.nbytes() else ("empty", id(t))
     dev = memo.get(key)
@@ -167,6 +197,13 @@ def moved(sample, device: str):
 def _has_tensors(sample) -> bool:
     leaves = pytree.tree_leaves((sample.input, sample.args, sample.kwargs))
     return any(isinstance(x, torch.Tensor) for x in leaves)
+
+
+def _reaches_device(sample) -> bool:
+    """Whether moving the sample to tpu makes the call run there: it has a
+    tensor, or names a device (a factory). Python scalars only (binary
+    reference and error inputs) run on CPU whatever the device."""
+    return _has_tensors(sample) or sample.kwargs.get("device") is not None
 
 
 def layouts(sample):
@@ -388,8 +425,18 @@ def _summary(sample) -> str:
 def _samples(c: Case):
     torch.manual_seed(zlib.crc32(c.id.encode()))
     op = opinfo(c.opinfo, c.variant)
+    if c.check == "errors":
+        return op, list(op.error_inputs("cpu"))
     dtype = autocast_input_dtype(c.entry.autocast, c.dtype) if c.check == "autocast" else c.dtype
-    return op, list(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=False))
+    dtype = getattr(torch, dtype)
+    if c.check == "reference":
+        small = (s for s in op.reference_inputs("cpu", dtype)
+                 if all(t.numel() <= MAX_REFERENCE_NUMEL for t in _leaves(s)))
+        return op, list(itertools.islice(small, MAX_REFERENCE_SAMPLES))
+    samples = list(op.sample_inputs("cpu", dtype, requires_grad=c.check == "grad"))
+    if c.check == "grad":
+        samples = samples[::max(1, -(-len(samples) // MAX_GRAD_SAMPLES))]
+    return op, samples
 
 
 def _reference(c: Case, op, sample, cpu_in):
@@ -410,7 +457,10 @@ def _reference(c: Case, op, sample, cpu_in):
 def _check_values(c: Case, op, samples, route: Route) -> int:
     compared = 0
     for i, sample in enumerate(samples):
-        for label, s in layouts(sample):
+        if not _reaches_device(sample):
+            continue
+        # reference inputs come in the layouts they test (non-contiguous included)
+        for label, s in layouts(sample) if c.check == "values" else [("as given", sample)]:
             cpu_in, tpu_in = moved(s, "cpu"), moved(s, DEVICE)
             try:
                 expected = _reference(c, op, s, cpu_in)
@@ -736,7 +786,114 @@ def _check_autocast(c: Case, op, samples, route: Route) -> int:
     return compared
 
 
+# --- gradients ----------------------------------------------------------------
+
+def _grad_call(op, sample):
+    """The function torch's own gradient tests differentiate: the op through
+    its gradcheck_wrapper (which, e.g., makes a Hermitian input Hermitian),
+    then the sample's output_process_fn_grad."""
+    out = op.gradcheck_wrapper(op, sample.input, *sample.args, **sample.kwargs)
+    return sample.output_process_fn_grad(out)
+
+
+def _needs_grad(tensors):
+    return [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+def _backward(outputs, inputs, seed: int):
+    """torch.autograd.grad of the outputs that require grad w.r.t. the inputs
+    that do, with random grad_outputs drawn on CPU from seed (the same for
+    CPU and tpu); None where an input is unused."""
+    g = torch.Generator().manual_seed(seed)
+    grads = [torch.randn(t.shape, dtype=t.dtype, generator=g).to(t.device) for t in outputs]
+    return torch.autograd.grad(outputs, inputs, grads, allow_unused=True)
+
+
+def _check_grad(c: Case, op, samples, route: Route) -> int:
+    compared = 0
+    for i, sample in enumerate(samples):
+        for label, s in layouts(sample):
+            seed = zlib.crc32(f"{c.id}/{i}/{label}".encode())
+            cpu_in, tpu_in = moved(s, "cpu"), moved(s, DEVICE)
+            cpu_inputs = _needs_grad(_leaves(cpu_in))
+            try:
+                cpu_out = _needs_grad(pytree.tree_leaves(_grad_call(op, cpu_in)))
+                if not cpu_out or not cpu_inputs:
+                    continue  # nothing differentiable in this sample
+                expected = _backward(cpu_out, cpu_inputs, seed)
+            except Exception as cpu_error:  # forward or backward: tpu must refuse it too
+                with pytest.raises(type(cpu_error)):
+                    tpu_out = _needs_grad(pytree.tree_leaves(route(_grad_call, op, tpu_in)))
+                    route(_backward, tpu_out, _needs_grad(_leaves(tpu_in)), seed)
+                continue
+            try:
+                tpu_out = _needs_grad(pytree.tree_leaves(route(_grad_call, op, tpu_in)))
+                tpu_inputs = _needs_grad(_leaves(tpu_in))
+                assert len(tpu_out) == len(cpu_out), (
+                    f"{len(tpu_out)} outputs require grad on tpu, {len(cpu_out)} on CPU")
+                actual = route(_backward, tpu_out, tpu_inputs, seed)
+                del tpu_out
+                for k, (a, e) in enumerate(zip(actual, expected)):
+                    where = f"grad of input {k} ({tuple(cpu_inputs[k].shape)})"
+                    assert (a is None) == (e is None), (
+                        f"{where}: {'None' if a is None else 'a tensor'} on tpu, "
+                        f"{'None' if e is None else 'a tensor'} on CPU")
+                    if e is not None:
+                        assert a.device.type == DEVICE, f"{where} is on {a.device}"
+                        torch.testing.assert_close(to_cpu(a), e, equal_nan=True, check_stride=False,
+                                                   msg=lambda m, w=where: f"{w}: {m}",
+                                                   **_tolerances(c.entry, e.dtype))
+            except BaseException as e:
+                _describe(e, label, i, s)
+                raise
+            compared += 1
+    return compared
+
+
+# --- error inputs --------------------------------------------------------------
+
+def _check_errors(c: Case, op, error_inputs, route: Route) -> int:
+    """Each ErrorInput CPU refuses is refused on tpu with the same exception
+    type (exactly: a tpu NotImplementedError must not pass for CPU's
+    RuntimeError), and a message matching error_regex where CPU's does.
+    Errors found on the device surface at the next synchronize."""
+    compared = 0
+    for i, ei in enumerate(error_inputs):
+        s = ei.sample_input
+        if not _reaches_device(s):
+            continue
+        try:
+            call(op, moved(s, "cpu"))
+            continue  # CPU accepts it (an error of another device): nothing to match
+        except Exception as e:
+            cpu_error = e
+        try:
+            try:
+                route(call, op, moved(s, DEVICE))
+                torch.tpu.synchronize()
+            except RouteError:
+                raise
+            except Exception as e:
+                tpu_error = e
+            else:
+                raise AssertionError(f"tpu raised nothing; CPU raised "
+                                     f"{type(cpu_error).__name__}: {cpu_error}")
+            assert type(tpu_error) is type(cpu_error), (
+                f"tpu raised {type(tpu_error).__name__}: {tpu_error}; CPU raised "
+                f"{type(cpu_error).__name__}: {cpu_error}")
+            if re.search(ei.error_regex, str(cpu_error)):
+                assert re.search(ei.error_regex, str(tpu_error)), (
+                    f"tpu's message {str(tpu_error)!r} does not match {ei.error_regex!r} "
+                    f"(CPU's does: {str(cpu_error)!r})")
+        except BaseException as e:
+            _describe(e, "error input", i, s)
+            raise
+        compared += 1
+    return compared
+
+
 _CHECKS = {"values": _check_values, "meta": _check_meta, "out": _check_out,
+           "reference": _check_values, "grad": _check_grad, "errors": _check_errors,
            "autocast": _check_autocast}
 
 
@@ -755,7 +912,9 @@ def run(c: Case) -> None:
         # would report a second, bogus failure).
         traceback.clear_frames(e.__traceback__)
         raise
-    route.finish()  # first: "none of the overloads was reached" says more than the line below
+    if c.check != "errors":  # an error input may be refused before it reaches the route
+        route.finish()  # first: "none of the overloads was reached" says more than below
     if not compared:
-        pytest.fail(f"OpInfo {c.opinfo_name} has no {c.dtype} sample that runs on CPU "
-                    f"for the {c.check} check")
+        pytest.fail(f"OpInfo {c.opinfo_name} has no {c.dtype or 'error'} sample that "
+                    f"{'CPU refuses' if c.check == 'errors' else 'runs on CPU'} for the "
+                    f"{c.check} check")

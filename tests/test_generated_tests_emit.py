@@ -142,10 +142,12 @@ def test_checks_dtypes_and_routes_follow_the_manifest(tmp_path):
     files = tests_emit.render(entries)
     text = "".join(files.values())
     params = generated_cases(files, tmp_path)
-    # stub: declared dtypes the OpInfo supports on CPU, values/meta/out; the rest reported
+    # stub: declared dtypes the OpInfo supports on CPU, values/meta/out/reference; grad
+    # in the floating ones; no errors check (add's error inputs are Python scalars only)
     add = sorted(i for i in params if "-add.Tensor-" in i)
-    assert add == sorted(f"{c}-add.Tensor-add-{d}" for c in ("values", "meta", "out")
-                         for d in ("float32", "int64"))
+    assert add == sorted([f"{c}-add.Tensor-add-{d}" for c in ("values", "meta", "out", "reference")
+                          for d in ("float32", "int64")] + ["grad-add.Tensor-add-float32"])
+    assert "errors" in tests_emit.not_applicable(entries)["add.Tensor"]
     assert "uint16" in tests_emit.gaps(entries)["add.Tensor"]["dtypes"]
     assert ("ADD_TENSOR = Entry('add.Tensor', route='stub', variants=('add.Tensor', 'add.out', "
             "'add_.Tensor'), stub='add_stub', out='add.out', atol=0.0001, rtol=1e-05)") in text
@@ -160,6 +162,56 @@ def test_checks_dtypes_and_routes_follow_the_manifest(tmp_path):
     assert "empty.out is not registered" in tests_emit.gaps(entries)["empty.memory_format"]["out"]
     # torch does not compare empty's values with CPU: metadata only
     assert params["values-empty.memory_format-empty-float32"].values[0].compare_values is False
+
+
+def test_grad_errors_and_reference_checks(tmp_path):
+    """grad: differentiable entries, in float32 and float64 (else one reduced
+    float) and complex64 where the OpInfo's backward has them; errors: one
+    dtype-free case per OpInfo with error inputs; reference: where the OpInfo
+    defines reference inputs. An xfail may name OpInfos."""
+    entries = load(tmp_path, """
+- op: cat
+  route: direct
+  structured_impl: cat_out
+  tests:
+    xfail:
+      - reason: "cat backward differs"
+        dtypes: [float64]
+        checks: [grad]
+        opinfos: [cat]
+- op: eq.Tensor
+  route: stub
+  stub: eq_stub
+  kernel: eq_kernel
+- op: _softmax
+  route: direct
+  structured_impl: _softmax_out
+  dtypes: [float16, bfloat16]
+  tests: {opinfo: [softmax.]}
+""")
+    params = generated_cases(tests_emit.render(entries), tmp_path)
+    cat = {i for i in params if "-cat-" in i}
+    assert {f"grad-cat-cat-{d}" for d in ("float32", "float64", "complex64")} <= cat
+    assert "errors-cat-cat" in cat and "grad-cat-cat-float16" not in cat
+    assert {f"reference-cat-cat-{d}" for d in tests_emit.REPRESENTATIVE_DTYPES} <= cat
+    (mark,) = params["grad-cat-cat-float64"].marks
+    assert mark.kwargs == {"strict": True, "reason": "cat backward differs"}
+    assert not params["grad-cat-cat-float32"].marks and not params["errors-cat-cat"].marks
+    assert params["errors-cat-cat"].values[0].dtype == ""
+    # comparisons are not differentiable (derivatives.yaml): no grad check, and why
+    assert not [i for i in params if i.startswith("grad-eq.Tensor")]
+    assert "not differentiable" in tests_emit.not_applicable(entries)["eq.Tensor"]["grad"]
+    # only reduced floats declared: one of them; the others listed as a gap
+    assert [i for i in params if i.startswith("grad-_softmax")] == ["grad-_softmax-softmax-bfloat16"]
+    assert "float16" in tests_emit.gaps(entries)["_softmax"]["grad"]
+    bad = load(tmp_path, """
+- op: cat
+  route: direct
+  structured_impl: cat_out
+  tests: {xfail: [{reason: "x", opinfos: [catt]}]}
+""")
+    with pytest.raises(ManifestError, match="did you mean 'cat'"):
+        tests_emit.render(bad)
 
 
 def test_write_removes_stale_shards(tmp_path):
@@ -188,7 +240,8 @@ def test_runner_writes_per_entry_per_check_results(tmp_path):
 - op: fill_.Tensor
   route: direct
   impl: fill_tensor_
-  tests: {xfail: [{reason: "the fill OpInfo passes Python scalars", checks: [values]}]}
+  tests: {xfail: [{reason: "the fill OpInfo passes Python scalars",
+                   checks: [values, reference, grad]}]}
 - op: _copy_from
   route: direct
   impl: copy_from
@@ -203,7 +256,7 @@ def test_runner_writes_per_entry_per_check_results(tmp_path):
     assert code == 1
     report = json.loads(results.read_text())
     assert report["exit_code"] == 1
-    assert report["counts"] == {"passed": 1, "failed": 2, "xfailed": 1, "skipped": 0}
+    assert report["counts"] == {"passed": 2, "failed": 2, "xfailed": 3, "skipped": 0}
     def test(checks, check):
         (t,) = [t for t in checks[check]["tests"] if t["dtype"] == "float32"]
         assert all(u["outcome"] == "not run" for u in checks[check]["tests"] if u is not t)
@@ -216,7 +269,7 @@ def test_runner_writes_per_entry_per_check_results(tmp_path):
     assert "XPASS(strict)" in test(zero, "meta")["message"]
     assert zero["out"] == {"outcome": "n/a", "why": "the op's family has no out= overload"}
     fill = report["entries"]["fill_.Tensor"]["checks"]
-    assert fill["values"]["outcome"] == "xfailed"
+    assert fill["values"]["outcome"] == fill["grad"]["outcome"] == "xfailed"
     assert test(fill, "values")["message"] == "the fill OpInfo passes Python scalars"
     assert fill["meta"]["outcome"] == "failed"
     assert "none of fill_.Tensor" in test(fill, "meta")["message"]
