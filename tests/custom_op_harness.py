@@ -1,6 +1,6 @@
 """The logic behind the generated tests of the custom operators
 (tests/generated/test_custom_ops.py, written by `python -m codegen` from
-ops.yaml through codegen/custom_tests.py). Samples and error inputs come from
+ops.yaml through codegen/testgen/custom_op_tests.py). Samples and error inputs come from
 tests/custom_op_samples.py, the expected values from torch_tpu/reference.py
 on CPU. Checks, one test each:
 

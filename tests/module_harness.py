@@ -1,5 +1,5 @@
 """The logic behind tests/generated/test_modules.py (written by `python -m
-codegen generate` through codegen/modules_emit.py): every ModuleInfo of
+codegen generate` through codegen/testgen/module_tests.py): every ModuleInfo of
 torch.testing._internal.common_modules.module_db, forward and backward, on tpu
 against CPU. The generated file holds only data: one case() per (ModuleInfo,
 dtype, training mode when the ModuleInfo says train and eval differ).

@@ -1,5 +1,5 @@
 """The logic behind the generated OpInfo tests (tests/generated/, written by
-`python -m codegen` from ops.yaml through codegen/tests_emit.py). Generated
+`python -m codegen` from ops.yaml through codegen/testgen/op_tests.py). Generated
 files hold only data: one Entry per ops.yaml entry and one case() per
 (check, OpInfo, dtype); run(case) does the rest.
 
@@ -129,7 +129,7 @@ def case(entry: Entry, check: str, opinfo: str, dtype: str, *, variant: str = ""
 def _op_db() -> Dict[Tuple[str, str], Any]:
     import gc
 
-    from codegen.opinfo_db import all_opinfos
+    from codegen.facts.opinfo_db import all_opinfos
 
     db = {(o.name, o.variant_test_name): o for o in all_opinfos()}
     # op_db and the modules it imports are ~450K objects that live as long as
@@ -692,7 +692,7 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
 
 # --- autocast -----------------------------------------------------------------
 
-from codegen.autocast import input_dtype as autocast_input_dtype  # noqa: E402  (one rule)
+from codegen.facts.autocast import input_dtype as autocast_input_dtype  # noqa: E402  (one rule)
 #
 # The policies are ATen's at::autocast::CastPolicy (ATen/autocast_mode.h). The
 # reference runs on CPU without autocast, on inputs cast as the policy says

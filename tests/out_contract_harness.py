@@ -1,6 +1,6 @@
 """The out= contract, checked for every ops.yaml entry with an out= overload
 (tests/generated/test_out_contract.py, written by `python -m codegen` through
-codegen/contracts.py; the rules themselves are codegen/out_rules.py, which the
+codegen/testgen/contracts.py; the rules themselves are codegen/testgen/out_rules.py, which the
 generator also runs on CPU to emit only the rules an op's samples can express).
 
 Each case, built on CPU from an OpInfo sample, runs on CPU and on tpu with the
@@ -26,7 +26,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 import torch_tpu
-from codegen.out_rules import DEVICE_RULES, RULES, cases, tensor_inputs
+from codegen.testgen.out_rules import DEVICE_RULES, RULES, cases, tensor_inputs
 from opinfo_harness import DEVICE, assert_values, call, mirror, opinfo, to_cpu, transform
 
 

@@ -1,6 +1,6 @@
 """The type-promotion matrix, checked for every ops.yaml entry whose OpInfo is
 a binary ufunc (tests/generated/test_type_promotion.py, written by `python -m
-codegen` through codegen/contracts.py; this file holds the logic).
+codegen` through codegen/testgen/contracts.py; this file holds the logic).
 
 One test per entry and operand kinds runs the OpInfo's op over every pair of
 operands of these kinds and dtypes, on CPU and on tpu:

@@ -147,10 +147,10 @@ def _aten_overloads_with(key):
 
 
 def test_reference_lists_are_what_cuda_registers():
-    """codegen/autocast.py reads CUDA's lists from ATen/autocast_mode.h: they
+    """codegen/facts/autocast.py reads CUDA's lists from ATen/autocast_mode.h: they
     are exactly the ops with an AutocastCUDA kernel, but for two cuDNN-only
     ones and the one op CUDA bans under autocast."""
-    from codegen import autocast
+    from codegen.facts import autocast
 
     listed = set(autocast.reference().policies)
     cuda = _aten_overloads_with("AutocastCUDA")
@@ -160,7 +160,7 @@ def test_reference_lists_are_what_cuda_registers():
 
 
 def test_tpu_registers_exactly_the_manifest_policies():
-    from codegen import manifest
+    from codegen.model import manifest
 
     entries = manifest.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), "ops.yaml"))
     declared = {e.op for e in entries if e.autocast not in ("", "none")}

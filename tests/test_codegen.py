@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from codegen import emit, manifest
+from codegen.emit import glue
+from codegen.model import manifest
 from codegen.errors import ManifestError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,7 +18,7 @@ GOLDEN = os.path.join(HERE, "codegen_golden")
 
 def test_golden_output():
     """Set UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change."""
-    files = emit.render(manifest.load(os.path.join(GOLDEN, "tiny.yaml")))
+    files = glue.render(manifest.load(os.path.join(GOLDEN, "tiny.yaml")))
     for rel, content in files.items():
         expected_path = os.path.join(GOLDEN, "expected", os.path.basename(rel))
         if os.environ.get("UPDATE_GOLDEN") == "1":
@@ -30,14 +31,14 @@ def test_golden_output():
 
 def test_output_is_deterministic_and_written_only_when_changed(tmp_path):
     entries = manifest.load(os.path.join(ROOT, "ops.yaml"))
-    files = emit.render(entries)
-    assert files == emit.render(list(reversed(entries)))
-    assert emit.write(str(tmp_path), files) == sorted(files)
+    files = glue.render(entries)
+    assert files == glue.render(list(reversed(entries)))
+    assert glue.write(str(tmp_path), files) == sorted(files)
     stamp = {p: os.stat(tmp_path / p).st_mtime_ns for p in files}
-    assert emit.write(str(tmp_path), files) == []
+    assert glue.write(str(tmp_path), files) == []
     assert {p: os.stat(tmp_path / p).st_mtime_ns for p in files} == stamp
-    (tmp_path / emit.GENERATED_DIR / "stale.cpp").write_text("")
-    assert emit.write(str(tmp_path), files, check=True) == [os.path.join(emit.GENERATED_DIR, "stale.cpp")]
+    (tmp_path / glue.GENERATED_DIR / "stale.cpp").write_text("")
+    assert glue.write(str(tmp_path), files, check=True) == [os.path.join(glue.GENERATED_DIR, "stale.cpp")]
 
 
 def test_generated_files_are_up_to_date():
@@ -164,7 +165,7 @@ def test_cli_reports_errors_without_traceback(tmp_path):
 
 
 def test_new_op_scaffolding_suggests_route_stub_and_signature():
-    from codegen import scaffold
+    from codegen.emit import scaffold
 
     text = scaffold.new_entry("mul.Tensor", None, None, [])
     assert "route: stub" in text and "stub: mul_stub" in text

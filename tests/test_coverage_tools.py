@@ -1,12 +1,22 @@
 """The generator's coverage tools: the composite closure proof
-(codegen/closure.py), the stub check against libtorch_cpu.so
-(codegen/stub_check.py) and the coverage renderer (codegen/coverage.py)."""
+(codegen/proofs/closure.py), the stub check against libtorch_cpu.so
+(codegen/proofs/stub_check.py) and the coverage renderer (codegen/report/coverage.py)."""
 
 import os
 
 import pytest
 
-from codegen import closure, coverage, manifest, stub_check
+from codegen.proofs import closure
+
+# The P0 ops a composite can rely on, plus a few composites: fill.Scalar and
+from codegen.facts import autograd
+from codegen.report import coverage, document
+
+# The P0 ops a composite can rely on, plus a few composites: fill.Scalar and
+from codegen.model import manifest
+
+# The P0 ops a composite can rely on, plus a few composites: fill.Scalar and
+from codegen.proofs import stub_check
 
 # The P0 ops a composite can rely on, plus a few composites: fill.Scalar and
 # zeros_like decompose into them (empty_like -> empty_strided, fill_/zero_);
@@ -223,25 +233,25 @@ def test_core_summary_adds_up(tiny, proofs):
 
 def test_coverage_render_is_deterministic_and_check_stale_works(tiny, proofs, tmp_path):
     kwargs = dict(proofs=proofs, findings=[], analyses={}, tests={})
-    text = coverage.render(tiny, **kwargs)
-    assert text == coverage.render(list(reversed(tiny)), **kwargs)
+    text = document.render(tiny, **kwargs)
+    assert text == document.render(list(reversed(tiny)), **kwargs)
     assert "| **total** | **" in text and "`linear`" in text and "uncovered: " in text
     path = tmp_path / "coverage.md"
-    assert coverage.check_stale(str(path), tiny, **kwargs)         # missing
-    assert coverage.write(str(path), tiny, **kwargs)
-    assert not coverage.write(str(path), tiny, **kwargs)           # unchanged: not rewritten
-    assert not coverage.check_stale(str(path), tiny, **kwargs)
+    assert document.check_stale(str(path), tiny, **kwargs)         # missing
+    assert document.write(str(path), tiny, **kwargs)
+    assert not document.write(str(path), tiny, **kwargs)           # unchanged: not rewritten
+    assert not document.check_stale(str(path), tiny, **kwargs)
     path.write_text(text.replace("composite", "kompozit", 1))
-    assert coverage.check_stale(str(path), tiny, **kwargs)
+    assert document.check_stale(str(path), tiny, **kwargs)
 
 
 def test_entry_facts():
     assert coverage.meta_kind("linear").startswith("decomposes")
     assert coverage.meta_kind("add.Tensor") == "structured meta"
-    assert coverage.autograd_source("add.Tensor") == "formula (derivatives.yaml)"
-    assert coverage.autograd_source("add.out").startswith("none (out=")
-    assert coverage.autograd_source("linear").startswith("composite")
-    assert coverage.autograd_source("empty_strided") == "no tensor inputs"
+    assert autograd.autograd_source("add.Tensor") == "formula (derivatives.yaml)"
+    assert autograd.autograd_source("add.out").startswith("none (out=")
+    assert autograd.autograd_source("linear").startswith("composite")
+    assert autograd.autograd_source("empty_strided") == "no tensor inputs"
     assert coverage.upstream_kind("add.Tensor") == "ufunc (via add.out)"
     assert coverage.upstream_kind("mm") == "structured cpu-only (via mm.out)"
     assert coverage.upstream_kind("linear") == "CIA"
@@ -271,10 +281,10 @@ def test_coverage_layout(tiny):
     line. (No closure proofs: the layout does not need the built extension.)"""
     import re
 
-    from codegen import coverage_sections as cs
+    from codegen.report import sections as cs
 
-    text = coverage.render(tiny, proofs={}, findings=[], analyses={},
-                           tests=coverage.test_plans(tiny))
+    text = document.render(tiny, proofs={}, findings=[], analyses={},
+                           tests=document.test_plans(tiny))
     order = [text.index(h) for h in ("# Operator coverage", "## Summary", "## Contents",
                                      "## Manifest entries", "## Core ATen IR", "## Reason codes")]
     assert order == sorted(order)
@@ -287,7 +297,7 @@ def test_coverage_layout(tiny):
 
 
 def test_reason_codes_are_numbered_by_first_appearance():
-    from codegen import coverage_sections as cs
+    from codegen.report import sections as cs
 
     r = cs.Reasons()
     rare, common, other = r.ref("rare | reason"), r.ref("common"), r.ref("other")
@@ -298,7 +308,7 @@ def test_reason_codes_are_numbered_by_first_appearance():
 
 
 def test_families():
-    from codegen import coverage_sections as cs
+    from codegen.report import sections as cs
 
     expect = {"abs": "Elementwise unary", "add.Tensor": "Elementwise binary and ternary",
               "clamp": "Elementwise binary and ternary", "sum.dim_IntList": "Reductions and scans",
@@ -314,7 +324,7 @@ def test_families():
 
 
 def test_wrap_keeps_lines_short_and_starts_no_block():
-    from codegen import coverage_sections as cs
+    from codegen.report import sections as cs
 
     text = "word " * 60 + "- 12. # tail"
     lines = cs.wrap(text, indent="  ", first="- ").splitlines()

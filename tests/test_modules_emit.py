@@ -1,4 +1,4 @@
-"""The generator of the ModuleInfo tests (codegen/modules_emit.py) and the
+"""The generator of the ModuleInfo tests (codegen/testgen/module_tests.py) and the
 xfail matching of their harness (tests/module_harness.py): one case per
 module, dtype and mode; known failures become strict xfails; a stale or
 malformed tests/module_xfails.yaml is refused with file:line."""
@@ -7,25 +7,25 @@ import os
 
 import pytest
 
-from codegen import modules_emit
+from codegen.testgen import module_tests
 from codegen.errors import ManifestError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 FACTS = (
-    modules_emit.ModuleFacts("nn.Linear", ("float32", "float64"), False,
+    module_tests.ModuleFacts("nn.Linear", ("float32", "float64"), False,
                              (("float32/train", 3), ("float64/train", 3))),
-    modules_emit.ModuleFacts("nn.BatchNorm1d", ("float32", "float64"), True,
+    module_tests.ModuleFacts("nn.BatchNorm1d", ("float32", "float64"), True,
                              (("float32/train", 8), ("float32/eval", 8), ("float64/train", 8),
                               ("float64/eval", 8))),
-    modules_emit.ModuleFacts("nn.HalfOnly", ("float16",), False, ()),
+    module_tests.ModuleFacts("nn.HalfOnly", ("float16",), False, ()),
 )
 
 
 def plan(tmp_path, xfails: str):
     (tmp_path / "tests").mkdir(exist_ok=True)
-    (tmp_path / modules_emit.XFAILS_PATH).write_text(xfails)
-    return {p.facts.name: p for p in modules_emit.plans(FACTS, root=str(tmp_path))}
+    (tmp_path / module_tests.XFAILS_PATH).write_text(xfails)
+    return {p.facts.name: p for p in module_tests.plans(FACTS, root=str(tmp_path))}
 
 
 def test_cases_per_dtype_and_mode(tmp_path):
@@ -34,9 +34,9 @@ def test_cases_per_dtype_and_mode(tmp_path):
         ("float32", "", 3), ("float64", "", 3)]
     assert [(c.dtype, c.mode) for c in plans["nn.BatchNorm1d"].cases] == [
         ("float32", "train"), ("float32", "eval"), ("float64", "train"), ("float64", "eval")]
-    assert all(c.inputs == modules_emit.MAX_INPUTS for c in plans["nn.BatchNorm1d"].cases)
+    assert all(c.inputs == module_tests.MAX_INPUTS for c in plans["nn.BatchNorm1d"].cases)
     assert not plans["nn.HalfOnly"].cases and "float16" in plans["nn.HalfOnly"].untested
-    counts = modules_emit.counts(list(plans.values()))
+    counts = module_tests.counts(list(plans.values()))
     assert (counts["tested"], counts["unreached"], counts["cases"], counts["xfail"]) == (2, 1, 6, 0)
 
 
@@ -48,13 +48,13 @@ def test_xfails_become_strict_and_narrow(tmp_path):
         "NotImplementedError: aten::addmm has no tpu kernel"}
     assert [(c.dtype, c.mode) for c in plans["nn.BatchNorm1d"].cases if c.xfail] == [
         ("float64", "eval")]
-    files = modules_emit.render(str(tmp_path), FACTS)
-    text = files[modules_emit.PATH]
-    compile(text, modules_emit.PATH, "exec")
+    files = module_tests.render(str(tmp_path), FACTS)
+    text = files[module_tests.PATH]
+    compile(text, module_tests.PATH, "exec")
     assert "case('nn.BatchNorm1d', 'float64', mode='eval', inputs=3, xfail='wrong running_var')" \
         in text
     assert "#   nn.HalfOnly: no float32 or float64" in text
-    assert files == modules_emit.render(str(tmp_path), FACTS)
+    assert files == module_tests.render(str(tmp_path), FACTS)
 
 
 @pytest.mark.parametrize("text, line, message", [
@@ -76,8 +76,8 @@ def test_bad_or_stale_xfails_are_refused(tmp_path, text, line, message):
 
 def test_every_module_db_entry_is_planned():
     """The repository's plan covers the whole module_db, and every xfail is live."""
-    facts = modules_emit.load()
-    plans = modules_emit.plans(facts, root=ROOT)
+    facts = module_tests.load()
+    plans = module_tests.plans(facts, root=ROOT)
     assert sorted(p.facts.name for p in plans) == sorted(m.name for m in facts)
     assert all(p.cases or p.untested for p in plans)
 

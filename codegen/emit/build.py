@@ -1,0 +1,92 @@
+"""Builds the extension with CMake + Ninja against the installed torch, in
+build/ (incremental: only changed sources recompile), and records what it was
+built against in torch_tpu/_build_info.json (checked at import time)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from ..errors import BuildError
+
+BUILD_DIR = "build"
+BUILD_INFO = os.path.join("torch_tpu", "_build_info.json")
+
+
+def torch_info() -> dict:
+    import torch  # python -m codegen disables the autoload of torch_tpu (see __main__)
+
+    return {
+        "torch_version": torch.__version__,
+        "torch_git_version": torch.version.git_version,
+        "cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI),
+        "python": "%d.%d" % sys.version_info[:2],
+        "cmake_prefix": torch.utils.cmake_prefix_path,
+    }
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None and name == "ninja":
+        try:
+            import ninja  # the PyPI package ships the binary
+
+            path = os.path.join(ninja.BIN_DIR, "ninja")
+        except ImportError:
+            pass
+    if path is None:
+        raise BuildError(f"'{name}' not found: install it (pip install {name})")
+    return path
+
+
+def _run(cmd, cwd):
+    print("[codegen] $ " + " ".join(cmd), flush=True)
+    if subprocess.call(cmd, cwd=cwd) != 0:
+        raise BuildError(f"{os.path.basename(cmd[0])} failed (see the output above)")
+
+
+def build(root: str, jobs: int = 0) -> float:
+    """Configures if needed, then runs ninja. Returns seconds spent."""
+    start = time.time()
+    info = torch_info()
+    build_dir = os.path.join(root, BUILD_DIR)
+    stamp = os.path.join(build_dir, "torch_tpu_configured.json")
+    configured = None
+    if os.path.exists(stamp) and os.path.exists(os.path.join(build_dir, "build.ninja")):
+        with open(stamp) as f:
+            configured = json.load(f)
+    if configured != info:
+        print("[codegen] configuring the build (cmake) against torch "
+              f"{info['torch_version']} ...", flush=True)
+        _run([_tool("cmake"), "-S", root, "-B", build_dir, "-G", "Ninja",
+              f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+              f"-DTORCH_CMAKE_PREFIX={info['cmake_prefix']}",
+              f"-DPython_EXECUTABLE={sys.executable}",
+              f"-DTORCH_TPU_TORCH_VERSION={info['torch_version']}",
+              "-DCMAKE_BUILD_TYPE=Release"], cwd=root)
+        with open(stamp, "w") as f:
+            json.dump(info, f, indent=1, sort_keys=True)
+    cmd = [_tool("ninja"), "-C", build_dir]
+    if jobs:
+        cmd += ["-j", str(jobs)]
+    _run(cmd, cwd=root)
+    _write_build_info(root, info)
+    return time.time() - start
+
+
+def _write_build_info(root: str, info: dict) -> None:
+    content = json.dumps({k: v for k, v in info.items() if k != "cmake_prefix"},
+                         indent=1, sort_keys=True) + "\n"
+    path = os.path.join(root, BUILD_INFO)
+    try:
+        with open(path) as f:
+            if f.read() == content:
+                return
+    except OSError:
+        pass
+    with open(path, "w") as f:
+        f.write(content)

@@ -1,0 +1,1 @@
+"""docs/coverage.md: the summary, Core ATen, tests, autocast, out=, per family."""
