@@ -67,6 +67,18 @@ BAD_MANIFESTS = {
                             1, "key 'kernel'", "route 'stub' needs 'kernel'"),
     "impl_on_stub_route": ("- op: add.Tensor\n  route: stub\n  stub: add_stub\n  kernel: k\n"
                            "  impl: f\n", 1, "key 'impl'", "does not apply to route 'stub'"),
+    "unknown_elementwise_op": ("- op: exp\n  route: stub\n  stub: exp_stub\n  kernel: k\n"
+                               "  elementwise: Epx\n", 1, "key 'elementwise'",
+                               "did you mean 'Exp'"),
+    "elementwise_kernel_with_scalar": ("- op: add.Tensor\n  route: stub\n  stub: add_stub\n"
+                                       "  kernel: k\n  elementwise: Add\n", 1, "key 'elementwise'",
+                                       "takes more than the TensorIterator"),
+    "elementwise_on_direct_route": ("- op: view\n  route: direct\n  impl: f\n  elementwise: Exp\n",
+                                    1, "key 'elementwise'", "does not apply to route 'direct'"),
+    "shared_kernel_disagrees": ("- op: eq.Tensor\n  route: stub\n  stub: eq_stub\n  kernel: k\n"
+                                "  elementwise: Eq\n- op: eq.Scalar\n  route: stub\n"
+                                "  stub: eq_stub\n  kernel: k\n",
+                                6, "key 'elementwise'", "which says elementwise: Eq"),
     "cpu_only_stub_op": ("- op: gelu\n  route: stub\n  stub: GeluKernel\n  kernel: k\n",
                          1, "key 'route'", "is CPU-only"),
     "structured_impl_of_unstructured_op": ("- op: _adaptive_avg_pool2d\n  route: direct\n"
@@ -169,7 +181,10 @@ def test_new_op_scaffolding_suggests_route_stub_and_signature():
 
     text = scaffold.new_entry("mul.Tensor", None, None, [])
     assert "route: stub" in text and "stub: mul_stub" in text
-    assert "void torch_tpu::aten::mul_kernel(at::TensorIteratorBase&);" in text
+    assert "elementwise: Mul" in text   # the kernel takes only the iterator: generated
+    text = scaffold.new_entry("add.Tensor", None, None, [])  # takes alpha: handwritten
+    assert "elementwise" not in text.split("\n\n")[0]
+    assert "void torch_tpu::aten::add_kernel(at::TensorIteratorBase&, const at::Scalar& alpha);" in text
     text = scaffold.new_entry("mm", None, None, [])  # structured upstream: its family around meta()
     assert "route: direct" in text and "structured_impl: mm_out" in text
     assert "void mm_out(const at::Tensor & self, const at::Tensor & mat2, const at::Tensor & out);" in text

@@ -18,6 +18,7 @@ import pytest
 import torch
 
 import torch_tpu
+from native_binaries import binary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = ["avx2", "avx512", "avx512_bf16"]
@@ -83,8 +84,7 @@ def test_kernel_unit_tests_per_variant(isa):
     """The torch-free kernel unit tests (GEMM included) under each variant."""
     if isa not in RUNNABLE:
         pytest.skip(f"this CPU runs at most {CAP['best']}; the {isa} variant cannot execute here")
-    path = os.path.join(ROOT, "build", "tpu_kernels_tests")
-    assert os.path.exists(path), f"{path} is missing: run python -m codegen"
+    path = binary("tpu_kernels_tests")
     env = dict(os.environ, TORCH_TPU_CPU_CAPABILITY=isa)
     proc = subprocess.run([path], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]

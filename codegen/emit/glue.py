@@ -13,7 +13,7 @@ import jinja2
 
 from ..facts import autocast, stubs
 from . import custom_glue, output
-from ..model.manifest import Entry, Via
+from ..model.manifest import Entry, Via, iterator_param
 from .wrappers import Wrapper, structured_impl_declaration, wrapper
 
 GENERATED_DIR = os.path.join("csrc", "generated")
@@ -83,6 +83,26 @@ def stub_kernels(entries: List[Entry]) -> List[_StubKernel]:
             for s, h, k in sorted(pairs, key=lambda p: p[2])]
 
 
+@dataclass(frozen=True)
+class _ElementwiseKernel:
+    op: str
+    stub: str
+    kernel: str
+    iterator: str           # the stub's iterator parameter type
+    elementwise: str        # ElementwiseOp::k<elementwise>
+
+
+def elementwise_kernels(entries: List[Entry]) -> List[_ElementwiseKernel]:
+    """The stub kernels the generator defines (entries with `elementwise:`)."""
+    first = {}  # kernel -> the first entry (by op) naming it: shared kernels are defined once
+    for e in sorted(entries, key=lambda e: e.op):
+        if e.elementwise:
+            first.setdefault(e.kernel, e)
+    return [_ElementwiseKernel(e.op, e.stub, e.kernel,
+                               iterator_param(stubs.kernel_signature(e.stub, e.kernel)),
+                               e.elementwise) for _, e in sorted(first.items())]
+
+
 def declarations_of(e: Entry) -> List[_Declaration]:
     """The handwritten functions an entry names: its impl in each variant's
     dispatcher signature, or its structured_impl in the signature of ATen's
@@ -125,6 +145,8 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
     kernels = stub_kernels(entries)
     files[os.path.join(GENERATED_DIR, "stub_kernels.h")] = env.get_template(
         "stub_kernels.h.j2").render(kernels=kernels, headers=sorted({k.header for k in kernels}))
+    files[os.path.join(GENERATED_DIR, "elementwise_kernels.cpp")] = env.get_template(
+        "elementwise_kernels.cpp.j2").render(kernels=elementwise_kernels(entries))
     files[os.path.join(GENERATED_DIR, "register_aten.cpp")] = env.get_template(
         "register_aten.cpp.j2").render(num_shards=NUM_SHARDS)
     customs = sorted(customs, key=lambda c: c.qualname)

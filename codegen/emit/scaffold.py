@@ -8,7 +8,7 @@ from typing import List, Optional
 from torchgen.model import SchemaKind
 
 from ..facts import autocast, stubs, upstream
-from ..model import cpp, manifest
+from ..model import cpp, kernel_ops, manifest
 from ..errors import ManifestError, did_you_mean
 from ..model.manifest import Entry, Route
 
@@ -84,7 +84,17 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
         stub = stub or (candidates[0] if candidates else "<stub>")
         kernel = f"{up.base}_kernel"
         lines += [f"  stub: {stub}", f"  kernel: {kernel}", "  dtypes: [floating, integral, bool]"]
-        if stub in stubs.declared_stubs():
+        signature = stubs.kernel_signature(stub, kernel) if stub in stubs.declared_stubs() else ""
+        if signature and manifest.iterator_param(signature):
+            name = "".join(part.capitalize() for part in up.base.split("_"))
+            lines.append(f"  elementwise: {name}")
+            notes.append(f"The kernel takes only the TensorIterator: the generator writes it, "
+                         f"running ElementwiseOp::k{name} in the iterator's common dtype. Add the "
+                         f"row X({name}, BASE) to TORCH_TPU_ELEMENTWISE_OPS "
+                         f"({kernel_ops.ELEMENTWISE_HEADER}) and its functor and table entry in "
+                         "csrc/kernels/elementwise/ (README, \"Adding an operator\"); or drop "
+                         "'elementwise' and write the kernel in csrc/aten")
+        elif signature:
             notes.append("Define in csrc/aten (python -m codegen declares it in "
                          "csrc/generated/stub_kernels.h):\n  " +
                          stubs.kernel_signature(stub, f"torch_tpu::aten::{kernel}"))

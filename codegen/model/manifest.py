@@ -20,7 +20,7 @@ from .. import paths
 from ..errors import ManifestError, did_you_mean
 from ..facts import autocast, stubs, upstream
 from ..facts.dtypes import DTYPES, parse_dtypes
-from . import cpp, custom_ops
+from . import cpp, custom_ops, kernel_ops
 from .custom_ops import CustomOp
 from .yaml_lines import LINE_KEY, load_with_lines
 
@@ -67,6 +67,10 @@ KEYS = {
     "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
     "also_stubs": "stub: {stub: kernel} for further DispatchStubs the family's ATen "
                   "implementation calls (registered and declared like stub/kernel)",
+    "elementwise": "stub: an elementwise op of the kernel library (a row of "
+                   "TORCH_TPU_ELEMENTWISE_OPS in csrc/kernels/elementwise/elementwise.h, e.g. "
+                   "Expm1): the generator defines `kernel`, running it over ATen's "
+                   "TensorIterator in the iterator's common dtype",
     "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError: "
               "a list for every tensor input, or {argument: list} naming each tensor input "
               "(the first names the entry's dtypes; 'all' leaves an argument unchecked)",
@@ -151,6 +155,7 @@ class Entry:
     kernel: str = ""
     # (stub, header, kernel) of further stubs the family's implementation calls
     also_stubs: Tuple[Tuple[str, str, str], ...] = ()
+    elementwise: str = ""           # set: the generator defines `kernel` (ElementwiseOp::k<it>)
     dtypes: Tuple[str, ...] = ()    # empty: any
     # Per tensor input, when ops.yaml gives {argument: dtypes}: (name, dtypes)
     # in the manifest's order; then `dtypes` is the first one's.
@@ -209,6 +214,7 @@ def _load_all(path: str) -> list:
     registered: Dict[str, Tuple[int, str]] = {}  # overload -> (line, entry op)
     stub_kernels: Dict[str, str] = {}   # stub -> kernel
     kernel_stubs: Dict[str, str] = {}   # kernel -> stub
+    generated: Dict[str, Tuple[str, int]] = {}  # kernel -> (its elementwise op or "", line)
     for item in data:
         if custom_ops.is_custom(item):
             op = custom_ops.parse(path, item)
@@ -227,6 +233,7 @@ def _load_all(path: str) -> list:
                                     "keep one entry per operator family", op=entry.op)
             registered[v.op] = (entry.line, entry.op)
         _check_stub_kernels(path, entry, stub_kernels, kernel_stubs)
+        _check_generated_kernels(path, entry, generated)
         entries.append(entry)
     return sorted(entries, key=lambda e: e.op) + sorted(customs.values(), key=lambda c: c.qualname)
 
@@ -248,6 +255,22 @@ def _check_stub_kernels(path: str, entry: "Entry", stub_kernels: Dict[str, str],
                                 op=entry.op, key="kernel")
         stub_kernels[stub] = kernel
         kernel_stubs[kernel] = stub
+
+
+def _check_generated_kernels(path: str, entry: "Entry",
+                             generated: Dict[str, Tuple[str, int]]) -> None:
+    """Entries sharing a stub kernel agree on whether the generator writes it
+    (`elementwise`), or it would be defined twice or not at all."""
+    named = ([(entry.kernel, entry.elementwise)] if entry.stub else []) + \
+        [(kernel, "") for _, _, kernel in entry.also_stubs]
+    for kernel, elementwise in named:
+        first, line = generated.setdefault(kernel, (elementwise, entry.line))
+        if first != elementwise:
+            said = f"elementwise: {first}" if first else "no 'elementwise' (handwritten)"
+            raise ManifestError(path, entry.line, f"{kernel} is also the kernel of the entry at "
+                                f"line {line}, which says {said}",
+                                "give every entry of a shared kernel the same 'elementwise'",
+                                op=entry.op, key="elementwise")
 
 
 class _Checker:
@@ -297,8 +320,8 @@ def _entry(path: str, item) -> Entry:
                        "keep 'structured_impl' (it covers the whole structured family) or "
                        "'impl' (exactly this overload)", key="impl")
         needs["direct"] = ("structured_impl",)
-    optional = {"stub": ("also_stubs",)}.get(route, ())
-    for key in ("impl", "structured_impl", "stub", "kernel", "also_stubs"):
+    optional = {"stub": ("also_stubs", "elementwise")}.get(route, ())
+    for key in ("impl", "structured_impl", "stub", "kernel", "also_stubs", "elementwise"):
         if key in item and key not in needs[route] + optional:
             check.fail(f"'{key}' does not apply to route '{route}'",
                        f"remove it (route '{route}' takes: {', '.join(needs[route]) or 'no kernel'})",
@@ -324,7 +347,8 @@ def _entry(path: str, item) -> Entry:
     elif route == Route.STUB:
         stub, header = _stub(check, item["stub"])
         routed = dict(variants=_stub_variants(check, up), stub=stub, stub_header=header,
-                      kernel=item["kernel"], also_stubs=_also_stubs(check, item.get("also_stubs")))
+                      kernel=item["kernel"], also_stubs=_also_stubs(check, item.get("also_stubs")),
+                      elementwise=_elementwise(check, item.get("elementwise"), stub, item["kernel"]))
     elif route == Route.COMPOSITE:
         _composite(check, up)
         routed = dict(variants=())
@@ -526,6 +550,33 @@ def _stub(check: _Checker, stub: str, key: str = "stub") -> Tuple[str, str]:
                    f"ATen/native headers{did_you_mean(stub, declared)}",
                    "name a stub from a DECLARE_DISPATCH in torch/include/ATen/native", key=key)
     return stub, declared[stub]
+
+
+def _elementwise(check: _Checker, value, stub: str, kernel: str) -> str:
+    """The elementwise op a generated stub kernel runs ('' when the kernel is
+    handwritten): a row of the kernel library's list, for a stub whose kernel
+    takes only the TensorIterator."""
+    if value is None:
+        return ""
+    known = kernel_ops.elementwise_ops()
+    if value not in known:
+        check.fail(f"'{value}' is not an elementwise op of the kernel library"
+                   f"{did_you_mean(str(value), known)}",
+                   f"name a row of TORCH_TPU_ELEMENTWISE_OPS ({kernel_ops.ELEMENTWISE_HEADER}), or "
+                   "add one there with its functor", key="elementwise")
+    if iterator_param(stubs.kernel_signature(stub, kernel)) is None:
+        check.fail(f"{stub}'s kernel takes more than the TensorIterator "
+                   f"({stubs.kernel_signature(stub, kernel)}): a generated kernel has no "
+                   "scalar arguments to pass", "remove 'elementwise' and write the kernel in "
+                   "csrc/aten/native/elementwise/", key="elementwise")
+    return value
+
+
+def iterator_param(signature: str) -> Optional[str]:
+    """The iterator type of a stub kernel that takes only its TensorIterator
+    ("at::TensorIteratorBase &"), else None."""
+    m = re.match(r"^void \w+\((at::TensorIterator(?:Base)?\s*&)\s*\w*\);$", signature)
+    return " ".join(m.group(1).split()) if m else None
 
 
 def _stub_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:

@@ -5,7 +5,7 @@
 // PyTorch CPU fuses a*b+c into one FMA in some places (float add with alpha,
 // complex division) and not in others (complex multiplication); matching it
 // bit for bit needs fused operations exactly where we write std::fma and
-// nowhere else. The kernel library is built with -std=gnu++20 -march=native,
+// nowhere else. The kernel library is built with -std=gnu++20 (x86-64-v3/v4),
 // where GCC contracts freely (-ffp-contract=fast), so switch it off here.
 //
 // Caveat (GCC 12): the vectorizer's complex-multiply pattern emits fused

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -218,9 +219,32 @@ void with_scalar_flags(unsigned mask, Call&& call) {
   }
 }
 
+// Every input one value: so is the result, computed once and written n
+// times. f is pure and compiled without contraction (fp_contract.h), so this
+// gives the loop's bits; and no loop over f is instantiated for a case that
+// only broadcasts (a 0-dim or fully expanded input): 1/2 of a unary op's
+// loop instantiations, 1/4 of a binary op's.
+template <typename R>
+__attribute__((noinline)) void fill_result(OutPtrs<R> out, int64_t n, R v) {
+  const Out<R> o(out);
+  for (int64_t i = 0; i < n; ++i) o.set(i, v);
+}
+
+template <typename Fn, typename M, typename R, size_t... I>
+void apply_constant(const Fn& f, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, sizeof...(I)>& in,
+                    std::index_sequence<I...>) {
+  fill_result<R>(out, n, f(In<M, true>(in[I])[0]...));
+}
+
 template <int N, typename Fn, typename M, typename R>
 void apply_dispatch(unsigned mask, const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
-  with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) { apply_loop<S...>(fn, out, n, in); });
+  with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
+    if constexpr ((S && ...)) {
+      apply_constant(fn, out, n, in, std::make_index_sequence<N>{});
+    } else {
+      apply_loop<S...>(fn, out, n, in);
+    }
+  });
 }
 
 // ---- one op, one compute type -------------------------------------------------
@@ -308,7 +332,18 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
           std::array<const C*, N> src{};
           for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
           with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
-            apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);
+            if constexpr ((S && ...)) {  // one value: see apply_constant
+              const R r = std::apply(fn, row_value);
+              if constexpr (std::is_same_v<R, bool>) {
+                fill_result<bool>(OutPtrs<bool>{reinterpret_cast<uint8_t*>(ptr[0])}, n, r);
+              } else {
+                C c;
+                float_to_reduced(&c, &r, 1);
+                fill_result<C>(OutPtrs<C>{reinterpret_cast<C*>(ptr[0])}, n, c);
+              }
+            } else {
+              apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);
+            }
           });
           return;
         }

@@ -11,15 +11,58 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
+#include "generated/stub_kernels.h"
+#include <ATen/native/UnaryOps.h>
+#include <ATen/ops/exp2_native.h>
 
 namespace torch_tpu::aten {
 namespace {
+
+at::Tensor tpu_exp2(const at::Tensor & self) {
+  static auto& calls = telemetry::op_counter("aten::exp2");
+  calls.count(telemetry::Route::kStub);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::native::structured_exp2_out, 1> op;
+  op.meta(self);
+  op.impl(self, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu_exp2_out(const at::Tensor & self, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::exp2.out");
+  calls.count(telemetry::Route::kStub);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_exp2_out", "self");
+  c10::impl::check_and_update_common_device(common_device, out, "tpu_exp2_out", "out");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::native::structured_exp2_out, 1> op(out);
+  op.meta(self);
+  op.impl(self, op.output(0));
+  op.finish();
+  return out;
+}
+
+at::Tensor & tpu_exp2_(at::Tensor & self) {
+  static auto& calls = telemetry::op_counter("aten::exp2_");
+  calls.count(telemetry::Route::kStub);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Inplace<at::native::structured_exp2_out> op(self);
+  op.meta(self);
+  op.impl(self, op.output(0));
+  op.finish();
+  return self;
+}
 
 }  // namespace
 
 void register_shard_3(torch::Library& lib);  // called by register_aten.cpp
 
 void register_shard_3(torch::Library& lib) {
+  // exp2: route stub (exp2_stub -> exp2_kernel)
+  register_kernel(lib, "exp2", torch::CppFunction(TORCH_FN(tpu_exp2)));
+  register_kernel(lib, "exp2.out", torch::CppFunction(TORCH_FN(tpu_exp2_out)));
+  register_kernel(lib, "exp2_", torch::CppFunction(TORCH_FN(tpu_exp2_)));
+  set_stub_kernel<&torch_tpu::aten::exp2_kernel>(at::native::exp2_stub, "exp2_stub");
   // linear: route composite
   // nonzero: route fallback
   register_host_fallback(lib, "nonzero");

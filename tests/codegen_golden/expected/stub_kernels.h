@@ -23,6 +23,10 @@ std::remove_pointer_t<decltype(at::native::abs_stub)::FnPtr> abs_kernel;
 //   void add_kernel(at::TensorIteratorBase&, const at::Scalar& alpha);
 std::remove_pointer_t<decltype(at::native::add_stub)::FnPtr> add_kernel;
 
+// exp2_stub (ATen/native/UnaryOps.h):
+//   void exp2_kernel(at::TensorIteratorBase&);
+std::remove_pointer_t<decltype(at::native::exp2_stub)::FnPtr> exp2_kernel;
+
 // gather_stub (ATen/native/TensorAdvancedIndexing.h):
 //   void gather_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim, const at::Tensor& index);
 std::remove_pointer_t<decltype(at::native::gather_stub)::FnPtr> gather_kernel;

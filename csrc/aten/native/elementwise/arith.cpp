@@ -20,14 +20,4 @@ void add_kernel(at::TensorIteratorBase& iter, const c10::Scalar& alpha) {
   run_elementwise(iter, ElementwiseOp::kAdd, compute, "add_stub", {scalar_arg(alpha, compute)});
 }
 
-void mul_kernel(at::TensorIteratorBase& iter) {
-  const at::ScalarType compute = iter.common_dtype();
-  run_elementwise(iter, ElementwiseOp::kMul, compute, "mul_stub");
-}
-
-void div_true_kernel(at::TensorIteratorBase& iter) {
-  const at::ScalarType compute = iter.common_dtype();
-  run_elementwise(iter, ElementwiseOp::kDiv, compute, "div_true_stub");
-}
-
 }  // namespace torch_tpu::aten

@@ -1,6 +1,7 @@
-// maximum/minimum/fmax/fmin and clamp stubs (stub_kernels.h): computed in
-// TensorIterator's common dtype; clamp's scalar bounds are converted to it as
-// CPU converts them (min.to<scalar_t>(), with its overflow errors).
+// clamp with scalar bounds (stub_kernels.h), converted to TensorIterator's
+// common dtype as CPU converts them (min.to<scalar_t>(), with its overflow
+// errors). maximum/minimum/fmax/fmin and tensor clamp are generated from
+// ops.yaml's `elementwise:`.
 #include <ATen/native/BinaryOps.h>
 #include <ATen/native/TensorCompare.h>
 
@@ -12,24 +13,6 @@
 namespace torch_tpu::aten {
 
 using kernels::ElementwiseOp;
-
-
-void maximum_kernel(at::TensorIteratorBase& iter) {
-  run_elementwise(iter, ElementwiseOp::kMaximum, iter.common_dtype(), "maximum_stub");
-}
-void minimum_kernel(at::TensorIteratorBase& iter) {
-  run_elementwise(iter, ElementwiseOp::kMinimum, iter.common_dtype(), "minimum_stub");
-}
-void fmax_kernel(at::TensorIteratorBase& iter) {
-  run_elementwise(iter, ElementwiseOp::kFmax, iter.common_dtype(), "fmax_stub");
-}
-void fmin_kernel(at::TensorIteratorBase& iter) {
-  run_elementwise(iter, ElementwiseOp::kFmin, iter.common_dtype(), "fmin_stub");
-}
-
-void clamp_kernel(at::TensorIteratorBase& iter) {
-  run_elementwise(iter, ElementwiseOp::kClamp, iter.common_dtype(), "clamp_stub");
-}
 
 void clamp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& min, const c10::Scalar& max) {
   const at::ScalarType compute = iter.common_dtype();

@@ -13,7 +13,6 @@ namespace torch_tpu::aten {
 
 using kernels::ElementwiseOp;
 
-
 namespace {
 
 void run_with_scalar(at::TensorIteratorBase& iter, ElementwiseOp op, const c10::Scalar& s, const char* name) {
@@ -26,9 +25,6 @@ void run_with_scalar(at::TensorIteratorBase& iter, ElementwiseOp op, const c10::
 
 void lerp_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& weight) {
   run_with_scalar(iter, ElementwiseOp::kLerpScalar, weight, "lerp_kernel_scalar_weight");
-}
-void lerp_tensor_kernel(at::TensorIteratorBase& iter) {
-  run_elementwise(iter, ElementwiseOp::kLerpTensor, iter.common_dtype(), "lerp_kernel_tensor_weight");
 }
 void addcmul_kernel(at::TensorIteratorBase& iter, const c10::Scalar& value) {
   run_with_scalar(iter, ElementwiseOp::kAddcmul, value, "addcmul_stub");
