@@ -9,7 +9,7 @@ import pytest
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "codegen")
 STAGES = ("facts", "model", "emit", "testgen", "proofs", "report")
-SHARED = {"errors", "paths"}          # top-level modules every stage may use
+SHARED = {"errors", "paths", "json_cache"}  # top-level modules every stage may use
 # The one function-level import: pytest loads runner.py as a plugin, which
 # must not pull in the whole generator.
 LAZY_ALLOWED = {("testgen/runner.py", "op_tests")}

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import json
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
-from .. import paths
+from .. import json_cache, paths
 
 from .dtypes import DTYPES
 from .opinfo_db import all_opinfos
@@ -192,22 +191,14 @@ def _from_json(rows: List[dict]) -> List[OpInfoFacts]:
 @functools.lru_cache(maxsize=1)
 def load(cache: str = CACHE) -> "Index":
     key = _key()
-    try:
-        with open(cache) as f:
-            data = json.load(f)
-        if data.get("key") == key:
-            return Index(_from_json(data["opinfos"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    rows = json_cache.read_keyed(cache, key)
+    if rows is not None:
+        try:
+            return Index(_from_json(rows))
+        except (KeyError, TypeError, ValueError):
+            pass  # an older layout: extract again
     facts = _extract()
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump({"key": key, "opinfos": _to_json(facts)}, f, indent=0, sort_keys=True)
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only checkout still works, just slower
+    json_cache.write_keyed(cache, key, _to_json(facts))
     return Index(facts)
 
 

@@ -61,7 +61,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..errors import BuildError
 from ..facts import upstream
 from ..facts.opinfo_db import all_opinfos
-from .. import paths
+from .. import json_cache, paths
 from ..model.manifest import Route
 
 ROOT = paths.ROOT
@@ -275,23 +275,16 @@ def _cache_read(cache_dir: Optional[str], key: str) -> Dict[str, dict]:
     """op -> {"target": what was traced, "raw": the trace}."""
     if not cache_dir:
         return {}
-    try:
-        with open(os.path.join(cache_dir, f"closure-{key}.json")) as f:
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    data = json_cache.read(os.path.join(cache_dir, f"closure-{key}.json"))
+    return data if isinstance(data, dict) else {}
 
 
 def _cache_write(cache_dir: Optional[str], key: str, raw: dict) -> None:
     if not cache_dir:
         return
+    if not json_cache.write(os.path.join(cache_dir, f"closure-{key}.json"), raw):
+        return
     try:
-        os.makedirs(cache_dir, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(raw, f, indent=0, sort_keys=True)
-        os.replace(tmp, os.path.join(cache_dir, f"closure-{key}.json"))
         files = sorted((os.path.join(cache_dir, n) for n in os.listdir(cache_dir)
                         if n.startswith("closure-") and n.endswith(".json")),
                        key=os.path.getmtime, reverse=True)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -36,7 +35,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
-from .. import paths
+from .. import json_cache, paths
 from ..model.manifest import Route, Via
 
 ROOT = paths.ROOT
@@ -226,27 +225,23 @@ def _cache_file(cache_dir: Optional[str], lib: str) -> Optional[str]:
 def _cache_load(path: Optional[str]) -> Dict[str, Analysis]:
     if not path:
         return {}
+    rows = json_cache.read(path)
     try:
-        with open(path) as f:
-            rows = json.load(f)
         return {q: Analysis(q, *(tuple(r[k]) for k in ("symbols", "stubs", "cpu_const",
                                                         "dispatcher_calls")))
                 for q, r in rows.items()}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (AttributeError, KeyError, TypeError, ValueError):  # missing or older layout
         return {}
 
 
 def _cache_store(path: Optional[str], results: Dict[str, Analysis]) -> None:
     if not path:
         return
+    rows = {q: {"symbols": a.symbols, "stubs": a.stubs, "cpu_const": a.cpu_const,
+                "dispatcher_calls": a.dispatcher_calls} for q, a in sorted(results.items())}
+    if not json_cache.write(path, rows):
+        return
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        rows = {q: {"symbols": a.symbols, "stubs": a.stubs, "cpu_const": a.cpu_const,
-                    "dispatcher_calls": a.dispatcher_calls} for q, a in sorted(results.items())}
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(rows, f, indent=0, sort_keys=True)
-        os.replace(tmp, path)
         prefix = os.path.basename(path).split("-")[0] + "-"
         for name in os.listdir(os.path.dirname(path)):
             if name.startswith(prefix) and os.path.join(os.path.dirname(path), name) != path:

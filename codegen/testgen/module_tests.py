@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -29,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 import yaml
 
 from ..errors import ManifestError, did_you_mean
-from .. import paths
+from .. import json_cache, paths
 from .op_tests import TESTS_DIR
 
 ROOT = paths.ROOT
@@ -137,27 +136,17 @@ def _extract() -> List[ModuleFacts]:
 def load(cache: str = CACHE) -> Tuple[ModuleFacts, ...]:
     """The facts of every ModuleInfo, in module_db order."""
     key = _key()
-    try:
-        with open(cache) as f:
-            data = json.load(f)
-        if data.get("key") == key:
+    rows = json_cache.read_keyed(cache, key)
+    if rows is not None:
+        try:
             return tuple(ModuleFacts(r["name"], tuple(r["dtypes"]), r["train_and_eval_differ"],
-                                     tuple((k, n) for k, n in r["inputs"]))
-                         for r in data["modules"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+                                     tuple((k, n) for k, n in r["inputs"])) for r in rows)
+        except (KeyError, TypeError, ValueError):
+            pass  # an older layout: extract again
     facts = _extract()
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump({"key": key, "modules": [
-                {"name": m.name, "dtypes": list(m.dtypes),
-                 "train_and_eval_differ": m.train_and_eval_differ,
-                 "inputs": [list(x) for x in m.inputs]} for m in facts]}, f, indent=0)
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only checkout still works, just slower
+    json_cache.write_keyed(cache, key, [
+        {"name": m.name, "dtypes": list(m.dtypes), "train_and_eval_differ": m.train_and_eval_differ,
+         "inputs": [list(x) for x in m.inputs]} for m in facts])
     return tuple(facts)
 
 

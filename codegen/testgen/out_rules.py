@@ -21,11 +21,10 @@ can express, and to say why not for the others.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import zlib
 from typing import Dict, Iterator, List, Optional, Tuple
-from .. import paths
+from .. import json_cache, paths
 from ..facts.opinfo_db import all_opinfos
 from ..facts.opinfo_index import _key as opinfo_key
 from ..model.manifest import OUT_RULES
@@ -227,14 +226,9 @@ def applicable(requests: List[Tuple[str, str, str]], cache: str = CACHE) -> Dict
     cached in build/ (keyed by this file and the OpInfo sources)."""
 
     key = [_file_hash(), opinfo_key()]
-    try:
-        with open(cache) as f:
-            data = json.load(f)
-        if data.get("key") != key:
-            data = {"key": key, "results": {}}
-    except (OSError, ValueError):
-        data = {"key": key, "results": {}}
-    results = data["results"]
+    results = json_cache.read_keyed(cache, key)
+    if not isinstance(results, dict):
+        results = {}
     missing = [r for r in requests if _name(*r) not in results]
     if missing:
         import warnings
@@ -256,14 +250,7 @@ def applicable(requests: List[Tuple[str, str, str]], cache: str = CACHE) -> Dict
                     except NotApplicable as e:
                         found[rule] = str(e)
                 results[_name(name, variant, dtype)] = found
-        try:
-            os.makedirs(os.path.dirname(cache), exist_ok=True)
-            tmp = f"{cache}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                json.dump(data, f, indent=0, sort_keys=True)
-            os.replace(tmp, cache)
-        except OSError:
-            pass
+        json_cache.write_keyed(cache, key, results)
     return {_name(*r): results[_name(*r)] for r in requests}
 
 
