@@ -55,9 +55,11 @@ struct ArgAcc {
   int64_t i;  // -1: the identity
 };
 
-// kValues: output 0 gets the value and output 1 the index (max.dim);
-// otherwise output 0 gets the index (argmax).
-template <typename T, bool kMax, bool kValues>
+// values: output 0 gets the value and output 1 the index (max.dim);
+// otherwise output 0 gets the index (argmax). A run-time flag, read once per
+// output element: a template parameter would compile every dtype's
+// reduction twice.
+template <typename T, bool kMax>
 struct IndexOp {
   using In = T;
   using V = RealOf<T>;
@@ -66,6 +68,7 @@ struct IndexOp {
   static constexpr int kLanes = 16;
   static constexpr bool kArgLanes = true;
   DType out_t;
+  bool values;
 
   V value(T x) const { return real_value(x); }
   // x replaces the lane's best: strictly better, or a first NaN.
@@ -93,7 +96,7 @@ struct IndexOp {
   }
   void store(char* const* out, Acc a, int64_t) const {
     const int64_t idx = a.i < 0 ? 0 : a.i;
-    if constexpr (kValues) {
+    if (values) {
       write_value(out[0], out_t, a.v);
       std::memcpy(out[1], &idx, sizeof(idx));
     } else {
@@ -105,10 +108,8 @@ struct IndexOp {
 template <bool kMax, typename T>
 void run_minmax(const ReduceDesc& d, const Layout& L, bool arg) {
   const DType out_t = d.outputs[0].dtype;
-  if (arg) {
-    run_reduction(IndexOp<T, kMax, false>{out_t}, d, L);
-  } else if (d.outputs.size() == 2) {
-    run_reduction(IndexOp<T, kMax, true>{out_t}, d, L);
+  if (arg || d.outputs.size() == 2) {
+    run_reduction(IndexOp<T, kMax>{out_t, /*values=*/!arg}, d, L);
   } else {
     run_reduction(ValueOp<T, kMax>{out_t}, d, L);
   }
