@@ -172,6 +172,18 @@ inline void float_to_reduced(C* d, const float* s, int64_t n) {
   }
 }
 
+// One float rounded to float16/bfloat16: the bits float_to_reduced gives.
+template <typename C>
+inline C round_to_reduced(float x) {
+  C c;
+  if constexpr (std::is_same_v<C, Half>) {
+    c.bits = float_to_half_bits(x);
+  } else {
+    c.bits = float_to_bfloat16_bits(x);
+  }
+  return c;
+}
+
 // The direct loop of a float16/bfloat16 op computing in float: 32 elements
 // at a time are widened into registers (small arrays the compiler keeps in
 // vector registers or L1), computed, and rounded back, so every element
@@ -337,9 +349,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
               if constexpr (std::is_same_v<R, bool>) {
                 fill_result<bool>(OutPtrs<bool>{reinterpret_cast<uint8_t*>(ptr[0])}, n, r);
               } else {
-                C c;
-                float_to_reduced(&c, &r, 1);
-                fill_result<C>(OutPtrs<C>{reinterpret_cast<C*>(ptr[0])}, n, c);
+                fill_result<C>(OutPtrs<C>{reinterpret_cast<C*>(ptr[0])}, n, round_to_reduced<C>(r));
               }
             } else {
               apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);

@@ -41,7 +41,7 @@ void index_select(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
 // same place are applied in index order (deterministic, like CPU).
 
 // out[p] = self[p with p[dim] = index[p]]. out has index's shape. index is
-// int64 (as ATen requires).
+// int64 or int32.
 void gather(const TensorDesc& out, const TensorDesc& self, int64_t dim, const TensorDesc& index);
 
 enum class ScatterOp : int8_t {

@@ -177,10 +177,8 @@ void check(const TensorDesc& t, const char* what) {
 void check_dims(const TensorDesc& self, int64_t dim, const TensorDesc& index) {
   check(self, "self");
   check(index, "index");
-  // int64 only, as ATen's scatter/gather require (scatter_gather_dtype_check):
-  // an int32 path would double the unit's instantiations for no caller.
-  if (index.dtype != DType::kInt64) {
-    throw std::invalid_argument("scatter/gather: index must be int64");
+  if (index.dtype != DType::kInt64 && index.dtype != DType::kInt32) {
+    throw std::invalid_argument("scatter/gather: index must be int64 or int32");
   }
   const int64_t nd = static_cast<int64_t>(std::max(self.sizes.size(), index.sizes.size()));
   if (dim < 0 || dim >= std::max<int64_t>(1, nd)) throw std::invalid_argument("scatter/gather: bad dim");
@@ -224,7 +222,12 @@ void gather(const TensorDesc& out, const TensorDesc& self, int64_t dim, const Te
   }
   if (index.numel() == 0) return;
   visit_element_size(dtype_size(self.dtype), [&](auto tag) {
-    gather_typed<typename decltype(tag)::type, int64_t>(out, self, dim, index);
+    using T = typename decltype(tag)::type;
+    if (index.dtype == DType::kInt32) {
+      gather_typed<T, int32_t>(out, self, dim, index);
+    } else {
+      gather_typed<T, int64_t>(out, self, dim, index);
+    }
   });
 }
 
@@ -250,7 +253,11 @@ void scatter(const TensorDesc& self, int64_t dim, const TensorDesc& index, const
     throw std::invalid_argument(std::string("scatter: reduction not supported for ") + dtype_name(self.dtype));
   }
   if (index.numel() == 0) return;
-  scatter_dispatch<int64_t>(self, dim, index, src, value, op);
+  if (index.dtype == DType::kInt32) {
+    scatter_dispatch<int32_t>(self, dim, index, src, value, op);
+  } else {
+    scatter_dispatch<int64_t>(self, dim, index, src, value, op);
+  }
 }
 
 }  // namespace torch_tpu::kernels

@@ -51,6 +51,20 @@ Common prepare(const at::Tensor& self, const at::Tensor& target, const at::Tenso
   return c;
 }
 
+// The fields the forward and backward descriptors share.
+template <typename Desc>
+void describe_nll(Desc& d, const Common& c, int64_t reduction, int64_t ignore_index) {
+  d.target = c.target.const_data_ptr();
+  d.weight = c.weight.defined() ? c.weight.const_data_ptr() : nullptr;
+  d.dtype = c.dtype;
+  d.target_dtype = c.target_dtype;
+  d.batch = c.batch;
+  d.classes = c.classes;
+  d.inner = c.inner;
+  d.reduction = reduction;
+  d.ignore_index = ignore_index;
+}
+
 void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
                   int64_t reduction, int64_t ignore_index, const at::Tensor& output,
                   const at::Tensor& total_weight) {
@@ -63,18 +77,10 @@ void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Te
   into_contiguous(output, [&](const at::Tensor& out) {
     into_contiguous(total_weight, [&](const at::Tensor& tw) {
       kernels::NllLossDesc d;
+      describe_nll(d, c, reduction, ignore_index);
       d.input = c.input.const_data_ptr();
-      d.target = c.target.const_data_ptr();
-      d.weight = c.weight.defined() ? c.weight.const_data_ptr() : nullptr;
       d.output = out.data_ptr();
       d.total_weight = tw.data_ptr();
-      d.dtype = c.dtype;
-      d.target_dtype = c.target_dtype;
-      d.batch = c.batch;
-      d.classes = c.classes;
-      d.inner = c.inner;
-      d.reduction = reduction;
-      d.ignore_index = ignore_index;
       launch(self.device().index(), name, d.buffers(),
              [d] { kernels::nll_loss_forward(d); });
     });
@@ -99,21 +105,11 @@ void backward_impl(const at::Tensor& grad_output, const at::Tensor& self, const 
     const_cast<at::Tensor&>(gi).zero_();
     if (gi.numel() == 0) return;
     kernels::NllLossBackwardDesc d;
+    describe_nll(d, c, reduction, ignore_index);
     d.grad_output = go.const_data_ptr();
-    d.target = c.target.const_data_ptr();
-    d.weight = c.weight.defined() ? c.weight.const_data_ptr() : nullptr;
     d.total_weight = tw.const_data_ptr();
     d.grad_input = gi.data_ptr();
-    d.dtype = c.dtype;
-    d.target_dtype = c.target_dtype;
-    d.batch = c.batch;
-    d.classes = c.classes;
-    d.inner = c.inner;
-    d.reduction = reduction;
-    d.ignore_index = ignore_index;
-    launch(self.device().index(), name,
-           d.buffers(),
-           [d] { kernels::nll_loss_backward(d); });
+    launch(self.device().index(), name, d.buffers(), [d] { kernels::nll_loss_backward(d); });
   });
 }
 

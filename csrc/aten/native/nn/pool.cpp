@@ -66,6 +66,17 @@ void set_window(kernels::PoolDesc& d, int dims, at::IntArrayRef kernel, at::IntA
   }
 }
 
+// avg_pool2d/3d and their backwards: the window, and how a window averages.
+kernels::PoolDesc avg_desc(const at::Tensor& self, const at::Tensor& ref, int dims, at::IntArrayRef kernel,
+                           at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad,
+                           std::optional<int64_t> divisor_override, const char* name) {
+  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, ref, dims, name);
+  set_window(d, dims, kernel, stride, padding, {});
+  d.count_include_pad = count_include_pad;
+  d.divisor_override = divisor_override.value_or(0);
+  return d;
+}
+
 void run_forward(const kernels::PoolDesc& d, const at::Tensor& x, const at::Tensor& out, const at::Tensor* indices,
                  const char* name) {
   const at::Tensor in = x.contiguous();
@@ -127,11 +138,8 @@ void avg_pool2d_out(const at::Tensor& self, int64_t kH, int64_t kW, int64_t dH, 
                     int64_t padW, bool /*ceil_mode*/, bool count_include_pad,
                     std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const char* name = "avg_pool2d";
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, out, 2, name);
-  set_window(d, 2, {kH, kW}, {dH, dW}, {padH, padW}, {});
-  d.count_include_pad = count_include_pad;
-  d.divisor_override = divisor_override.value_or(0);
-  run_forward(d, self, out, nullptr, name);
+  run_forward(avg_desc(self, out, 2, {kH, kW}, {dH, dW}, {padH, padW}, count_include_pad, divisor_override, name),
+              self, out, nullptr, name);
 }
 
 void avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
@@ -139,11 +147,8 @@ void avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& se
                              bool count_include_pad, std::optional<int64_t> divisor_override,
                              const at::Tensor& grad_input) {
   const char* name = "avg_pool2d_backward";
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, 2, name);
-  set_window(d, 2, kernel_size, stride, padding, {});
-  d.count_include_pad = count_include_pad;
-  d.divisor_override = divisor_override.value_or(0);
-  run_backward(d, grad_output, nullptr, grad_input, name);
+  run_backward(avg_desc(self, grad_output, 2, kernel_size, stride, padding, count_include_pad, divisor_override, name),
+               grad_output, nullptr, grad_input, name);
 }
 
 at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
@@ -271,11 +276,8 @@ void avg_pool3d_out(const at::Tensor& self, at::IntArrayRef kernel_size, at::Int
                     at::IntArrayRef padding, bool /*ceil_mode*/, bool count_include_pad,
                     std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const char* name = "avg_pool3d";
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, out, 3, name);
-  set_window(d, 3, kernel_size, stride, padding, {});
-  d.count_include_pad = count_include_pad;
-  d.divisor_override = divisor_override.value_or(0);
-  run_forward(d, self, out, nullptr, name);
+  run_forward(avg_desc(self, out, 3, kernel_size, stride, padding, count_include_pad, divisor_override, name),
+              self, out, nullptr, name);
 }
 
 void avg_pool3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
@@ -283,11 +285,8 @@ void avg_pool3d_backward_out(const at::Tensor& grad_output, const at::Tensor& se
                              bool count_include_pad, std::optional<int64_t> divisor_override,
                              const at::Tensor& grad_input) {
   const char* name = "avg_pool3d_backward";
-  kernels::PoolDesc d = plane_desc(kernels::PoolKind::kAvg, self, grad_output, 3, name);
-  set_window(d, 3, kernel_size, stride, padding, {});
-  d.count_include_pad = count_include_pad;
-  d.divisor_override = divisor_override.value_or(0);
-  run_backward(d, grad_output, nullptr, grad_input, name);
+  run_backward(avg_desc(self, grad_output, 3, kernel_size, stride, padding, count_include_pad, divisor_override, name),
+               grad_output, nullptr, grad_input, name);
 }
 
 at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size) {

@@ -39,65 +39,49 @@ void launch_random(const at::TensorBase& out, kernels::RandomDesc d,
   launch(out.device().index(), name, {d.out.data}, [d] { kernels::random_fill(d); });
 }
 
+// A distribution and its parameters (kernels/random/random.h says which).
+kernels::RandomDesc distribution(kernels::RandomDist dist, double a = 0, double b = 1) {
+  kernels::RandomDesc d;
+  d.dist = dist;
+  d.a = a;
+  d.b = b;
+  return d;
+}
+
 }  // namespace
 
 void uniform_kernel(at::TensorIteratorBase& iter, double from, double to,
                     std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kUniform;
-  d.a = from;
-  d.b = to;
-  launch_random(iter.tensor_base(0), d, gen, "uniform_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kUniform, from, to), gen, "uniform_");
 }
 
 void normal_kernel(const at::TensorBase& self, double mean, double std,
                    std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kNormal;
-  d.a = mean;
-  d.b = std;
-  launch_random(self, d, gen, "normal_");
+  launch_random(self, distribution(kernels::RandomDist::kNormal, mean, std), gen, "normal_");
 }
 
 void exponential_kernel(at::TensorIteratorBase& iter, double lambda,
                         std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kExponential;
-  d.a = lambda;
-  launch_random(iter.tensor_base(0), d, gen, "exponential_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kExponential, lambda), gen, "exponential_");
 }
 
 void log_normal_kernel(at::TensorIteratorBase& iter, const double mean, const double std,
                        std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kLogNormal;
-  d.a = mean;
-  d.b = std;
-  launch_random(iter.tensor_base(0), d, gen, "log_normal_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kLogNormal, mean, std), gen, "log_normal_");
 }
 
 void cauchy_kernel(at::TensorIteratorBase& iter, const double median, const double sigma,
                    std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kCauchy;
-  d.a = median;
-  d.b = sigma;
-  launch_random(iter.tensor_base(0), d, gen, "cauchy_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kCauchy, median, sigma), gen, "cauchy_");
 }
 
 void geometric_kernel(at::TensorIteratorBase& iter, const double p, std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kGeometric;
-  d.a = p;
-  launch_random(iter.tensor_base(0), d, gen, "geometric_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kGeometric, p), gen, "geometric_");
 }
 
 void bernoulli_scalar_kernel(const at::TensorBase& self, double p,
                              std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kBernoulli;
-  d.a = p;
-  launch_random(self, d, gen, "bernoulli_");
+  launch_random(self, distribution(kernels::RandomDist::kBernoulli, p), gen, "bernoulli_");
 }
 
 void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p,
@@ -118,9 +102,7 @@ void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p
 }
 
 void random_kernel(at::TensorIteratorBase& iter, std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kRandomBits;
-  launch_random(iter.tensor_base(0), d, gen, "random_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kRandomBits), gen, "random_");
 }
 
 void random_from_to_kernel(at::TensorIteratorBase& iter, uint64_t range, int64_t base,
@@ -134,9 +116,7 @@ void random_from_to_kernel(at::TensorIteratorBase& iter, uint64_t range, int64_t
 
 void random_full_64_bits_range_kernel(at::TensorIteratorBase& iter,
                                       std::optional<at::Generator> gen) {
-  kernels::RandomDesc d;
-  d.dist = kernels::RandomDist::kRandomFull64;
-  launch_random(iter.tensor_base(0), d, gen, "random_");
+  launch_random(iter.tensor_base(0), distribution(kernels::RandomDist::kRandomFull64), gen, "random_");
 }
 
 }  // namespace torch_tpu::aten
