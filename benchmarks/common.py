@@ -6,12 +6,21 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import sys
 import time
 from typing import Callable, Dict, List
 
-import torch
+# The checkout these benchmarks belong to, not whichever torch_tpu is
+# installed: comparing two checkouts (before/after a change) must measure
+# each one's own build.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import torch_tpu  # noqa: F401  (registers the device)
+import torch  # noqa: E402
+
+import torch_tpu  # noqa: E402,F401  (registers the device)
+
+assert os.path.dirname(os.path.dirname(os.path.abspath(torch_tpu.__file__))) == sys.path[0], \
+    f"benchmarks measure {torch_tpu.__file__}, not this checkout's build"
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
