@@ -6,8 +6,9 @@ incrementally, in the same build/ directory."""
 
 import fcntl
 import os
-import shutil
 import subprocess
+
+from codegen.emit.build import tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
@@ -20,13 +21,8 @@ def binary(name: str) -> str:
     assert name in TARGETS, name
     assert os.path.exists(os.path.join(BUILD, "build.ninja")), \
         "build/ is not configured: run python -m codegen"
-    ninja = shutil.which("ninja")
-    if ninja is None:
-        import ninja as ninja_pkg  # the PyPI package ships the binary
-
-        ninja = os.path.join(ninja_pkg.BIN_DIR, "ninja")
     with open(os.path.join(BUILD, ".test_binaries.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        proc = subprocess.run([ninja, "-C", BUILD, *TARGETS], capture_output=True, text=True)
+        proc = subprocess.run([tool("ninja"), "-C", BUILD, *TARGETS], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     return os.path.join(BUILD, name)

@@ -29,7 +29,8 @@ def torch_info() -> dict:
     }
 
 
-def _tool(name: str) -> str:
+def tool(name: str) -> str:
+    """The path of cmake or ninja (ninja also from its PyPI package)."""
     path = shutil.which(name)
     if path is None and name == "ninja":
         try:
@@ -62,15 +63,15 @@ def build(root: str, jobs: int = 0) -> float:
     if configured != info:
         print("[codegen] configuring the build (cmake) against torch "
               f"{info['torch_version']} ...", flush=True)
-        _run([_tool("cmake"), "-S", root, "-B", build_dir, "-G", "Ninja",
-              f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+        _run([tool("cmake"), "-S", root, "-B", build_dir, "-G", "Ninja",
+              f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
               f"-DTORCH_CMAKE_PREFIX={info['cmake_prefix']}",
               f"-DPython_EXECUTABLE={sys.executable}",
               f"-DTORCH_TPU_TORCH_VERSION={info['torch_version']}",
               "-DCMAKE_BUILD_TYPE=Release"], cwd=root)
         with open(stamp, "w") as f:
             json.dump(info, f, indent=1, sort_keys=True)
-    cmd = [_tool("ninja"), "-C", build_dir]
+    cmd = [tool("ninja"), "-C", build_dir]
     if jobs:
         cmd += ["-j", str(jobs)]
     _run(cmd, cwd=root)

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import List
 
 from ..facts.dtypes import DTYPES, cpp_mask
-from ..model.manifest import (Entry, Kind, Variant, Via, is_tensor, structured_impl_params,
+from ..model.manifest import (Entry, Kind, Route, Variant, Via, is_tensor, structured_impl_params,
                               tensor_inputs)
 
-ROUTE_ENUM = {"direct": "kDirect", "stub": "kStub", "fallback": "kFallback"}
+ROUTE_ENUM = {Route.DIRECT: "kDirect", Route.STUB: "kStub", Route.FALLBACK: "kFallback"}
 
 
 @dataclass(frozen=True)

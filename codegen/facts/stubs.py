@@ -30,9 +30,7 @@ def kernel_signature(stub: str, kernel: str) -> str:
     """The C++ declaration a kernel for `stub` must have, resolved from the
     header's `using` alias when there is one."""
     header, fn_type = _declarations()[stub]
-    with open(os.path.join(include_dir(), header), errors="replace") as f:
-        aliases = dict(_USING.findall(f.read()))
-    fn_type = " ".join(aliases.get(fn_type, fn_type).split())
+    fn_type = " ".join(_aliases(header).get(fn_type, fn_type).split())
     m = re.match(r"^(.*?)\(\s*\*\s*\)\s*\((.*)\)$", fn_type, re.S)
     if not m:
         return f"// {kernel}: must have the type {fn_type} ({header})"
@@ -41,6 +39,13 @@ def kernel_signature(stub: str, kernel: str) -> str:
                   "IntArrayRef", "Generator"):
         params = re.sub(rf"(?<![\w:]){short}\b", f"at::{short}", params)
     return f"{ret} {kernel}({params});"
+
+
+@functools.lru_cache(maxsize=None)
+def _aliases(header: str) -> Dict[str, str]:
+    """The `using` aliases a stub header declares (its FnPtr types)."""
+    with open(os.path.join(include_dir(), header), errors="replace") as f:
+        return dict(_USING.findall(f.read()))
 
 
 @functools.lru_cache(maxsize=1)

@@ -564,9 +564,10 @@ def _elementwise(check: _Checker, value, stub: str, kernel: str) -> str:
                    f"{did_you_mean(str(value), known)}",
                    f"name a row of TORCH_TPU_ELEMENTWISE_OPS ({kernel_ops.ELEMENTWISE_HEADER}), or "
                    "add one there with its functor", key="elementwise")
-    if iterator_param(stubs.kernel_signature(stub, kernel)) is None:
+    signature = stubs.kernel_signature(stub, kernel)
+    if iterator_param(signature) is None:
         check.fail(f"{stub}'s kernel takes more than the TensorIterator "
-                   f"({stubs.kernel_signature(stub, kernel)}): a generated kernel has no "
+                   f"({signature}): a generated kernel has no "
                    "scalar arguments to pass", "remove 'elementwise' and write the kernel in "
                    "csrc/aten/native/elementwise/", key="elementwise")
     return value

@@ -15,7 +15,6 @@ from ..testgen import contracts, module_tests, op_tests
 from . import coverage, sections
 
 ROOT = paths.ROOT
-COVERAGE_PATH = coverage.COVERAGE_PATH
 
 
 def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
