@@ -13,11 +13,10 @@ namespace {
 
 // eq/ne: every dtype. lt/le/gt/ge: bool, integral (not uint16/32/64),
 // floating; no complex.
-template <ElementwiseOp kO, int kKind>  // kKind: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+template <ElementwiseOp kO, int kKind>  // kKind: 0 eq, 1 ne, 2 lt, 3 le
 struct CompareOp : OpTraits {
   static constexpr ElementwiseOp kOp = kO;
-  static constexpr const char* kName = kKind == 0 ? "eq" : kKind == 1 ? "ne" : kKind == 2 ? "lt"
-                                     : kKind == 3 ? "le" : kKind == 4 ? "gt" : "ge";
+  static constexpr const char* kName = kKind == 0 ? "eq" : kKind == 1 ? "ne" : kKind == 2 ? "lt" : "le";
   static constexpr int kInputs = 2;
   template <typename C>
   static constexpr bool supports = kKind <= 1 || kIsRealOrBool<C>;
@@ -36,15 +35,20 @@ struct CompareOp : OpTraits {
         return a != b;
       } else if constexpr (kKind == 2) {
         return a < b;
-      } else if constexpr (kKind == 3) {
-        return a <= b;
-      } else if constexpr (kKind == 4) {
-        return a > b;
       } else {
-        return a >= b;
+        return a <= b;
       }
     }
   };
+};
+
+// gt(a, b) is lt(b, a) and ge(a, b) is le(b, a), NaN included: the same
+// loops (OpTraits::kSwapInputs), a third less code in this file.
+template <typename Base, ElementwiseOp kO>
+struct SwappedCompareOp : Base {
+  static constexpr ElementwiseOp kOp = kO;
+  static constexpr const char* kName = kO == ElementwiseOp::kGt ? "gt" : "ge";
+  static constexpr bool kSwapInputs = true;
 };
 
 // logical_and/or/xor: every dtype but uint16/32/64.
@@ -95,8 +99,10 @@ constinit const OpEntry kEqEntry = make_entry<CompareOp<ElementwiseOp::kEq, 0>>(
 constinit const OpEntry kNeEntry = make_entry<CompareOp<ElementwiseOp::kNe, 1>>();
 constinit const OpEntry kLtEntry = make_entry<CompareOp<ElementwiseOp::kLt, 2>>();
 constinit const OpEntry kLeEntry = make_entry<CompareOp<ElementwiseOp::kLe, 3>>();
-constinit const OpEntry kGtEntry = make_entry<CompareOp<ElementwiseOp::kGt, 4>>();
-constinit const OpEntry kGeEntry = make_entry<CompareOp<ElementwiseOp::kGe, 5>>();
+constinit const OpEntry kGtEntry =
+    make_entry<SwappedCompareOp<CompareOp<ElementwiseOp::kLt, 2>, ElementwiseOp::kGt>>();
+constinit const OpEntry kGeEntry =
+    make_entry<SwappedCompareOp<CompareOp<ElementwiseOp::kLe, 3>, ElementwiseOp::kGe>>();
 constinit const OpEntry kLogicalAndEntry = make_entry<LogicalOp<ElementwiseOp::kLogicalAnd, 0>>();
 constinit const OpEntry kLogicalOrEntry = make_entry<LogicalOp<ElementwiseOp::kLogicalOr, 1>>();
 constinit const OpEntry kLogicalXorEntry = make_entry<LogicalOp<ElementwiseOp::kLogicalXor, 2>>();

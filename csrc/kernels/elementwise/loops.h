@@ -268,6 +268,10 @@ struct OpTraits {
   // directly as float (TensorIterator's original_scalar_value), instead of
   // rounding it to the compute dtype first.
   static constexpr bool kScalarOtherAsOpmath = false;
+  // A two-input op may be another op with its inputs swapped (gt is lt(b, a)):
+  // it derives from that op, so its Fn is the same type and the loops over
+  // it, the bulk of the code, are instantiated once for both.
+  static constexpr bool kSwapInputs = false;
 };
 
 template <typename Fn, typename M, int N, size_t... I>
@@ -281,6 +285,9 @@ using result_storage_t = std::conditional_t<std::is_same_v<R, M>, C, Bool>;
 template <typename Op, typename C, typename Fn = typename Op::template Fn<C>>
 void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
   constexpr int N = Op::kInputs;
+  static_assert(!Op::kSwapInputs || N == 2, "kSwapInputs: two inputs");
+  // The plan's operand of input k (operand 0 is the output).
+  constexpr auto operand = [](int k) { return Op::kSwapInputs ? 2 - k : 1 + k; };
   using M = typename Fn::M;
   using R = decltype(result_of<Fn, M, N>(std::make_index_sequence<N>{}));
   static_assert(std::is_same_v<R, M> || std::is_same_v<R, bool>, "an op returns its buffer type or bool");
@@ -298,7 +305,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
   std::array<M, N> whole_value{};
   unsigned whole_mask = 0;
   for (int k = 0; k < N; ++k) {
-    const int op = 1 + k;
+    const int op = operand(k);
     if (p.whole_scalar[op]) {
       whole_mask |= 1u << k;
       if constexpr (Op::kScalarOtherAsOpmath && widened_v<C, M>) {
@@ -327,7 +334,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
                     out_stride == static_cast<int64_t>(sizeof(RC));
       for (int k = 0; k < N; ++k) {
         if (mask & (1u << k)) continue;
-        const int op = 1 + k;
+        const int op = operand(k);
         const int64_t st = p.stride(op, 0);
         if (st == 0) {
           row_value[k] = load_one<C, M>(p.dtype[op], ptr[op]);
@@ -342,7 +349,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
       if constexpr (kReducedDirect) {
         if (direct) {
           std::array<const C*, N> src{};
-          for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[1 + k]);
+          for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[operand(k)]);
           with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
             if constexpr ((S && ...)) {  // one value: see apply_constant
               const R r = std::apply(fn, row_value);
@@ -361,7 +368,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
       if constexpr (kDirectType) {
         if (direct) {
           for (int k = 0; k < N; ++k) {
-            if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[1 + k])};
+            if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[operand(k)])};
           }
           apply_dispatch<N>(mask, fn, out_ptrs_at<R>(ptr[0]), n, in);
           return;
@@ -371,8 +378,8 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
         const int64_t nb = std::min(kBlock, n - i0);
         for (int k = 0; k < N; ++k) {
           if (mask & (1u << k)) continue;
-          const int64_t st = p.stride(1 + k, 0);
-          load[k](ptr[1 + k] + i0 * st, st, nb, &blocks[k]);
+          const int64_t st = p.stride(operand(k), 0);
+          load[k](ptr[operand(k)] + i0 * st, st, nb, &blocks[k]);
           in[k] = ptrs_of(blocks[k]);
         }
         apply_dispatch<N>(mask, fn, out_ptrs_of(out_block), nb, in);
@@ -391,6 +398,7 @@ void run_op(const Plan& p, const std::vector<ScalarArg>& args) {
       // An op may compute float16/bfloat16 differently when its second input
       // is one value (CPU's iter.is_scalar(2) branches): Op::FnScalarOther.
       if constexpr (is_reduced_v<C> && requires { typename Op::template FnScalarOther<C>; }) {
+        static_assert(!Op::kSwapInputs, "FnScalarOther reads plan operand 2 as the second input");
         if (p.whole_scalar[2]) {
           run_typed<Op, C, typename Op::template FnScalarOther<C>>(p, args);
           return;
