@@ -70,9 +70,10 @@ BAD_MANIFESTS = {
     "unknown_elementwise_op": ("- op: exp\n  route: stub\n  stub: exp_stub\n  kernel: k\n"
                                "  elementwise: Epx\n", 1, "key 'elementwise'",
                                "did you mean 'Exp'"),
-    "elementwise_kernel_with_scalar": ("- op: add.Tensor\n  route: stub\n  stub: add_stub\n"
-                                       "  kernel: k\n  elementwise: Add\n", 1, "key 'elementwise'",
-                                       "takes more than the TensorIterator"),
+    # nan_to_num_stub takes std::optional<double>s: no generated kernel passes those.
+    "elementwise_kernel_with_optional": ("- op: nan_to_num\n  route: stub\n  stub: nan_to_num_stub\n"
+                                         "  kernel: k\n  elementwise: Exp\n", 1, "key 'elementwise'",
+                                         "takes more than the TensorIterator and scalars"),
     "elementwise_on_direct_route": ("- op: view\n  route: direct\n  impl: f\n  elementwise: Exp\n",
                                     1, "key 'elementwise'", "does not apply to route 'direct'"),
     "shared_kernel_disagrees": ("- op: eq.Tensor\n  route: stub\n  stub: eq_stub\n  kernel: k\n"
@@ -182,9 +183,12 @@ def test_new_op_scaffolding_suggests_route_stub_and_signature():
     text = scaffold.new_entry("mul.Tensor", None, None, [])
     assert "route: stub" in text and "stub: mul_stub" in text
     assert "elementwise: Mul" in text   # the kernel takes only the iterator: generated
-    text = scaffold.new_entry("add.Tensor", None, None, [])  # takes alpha: handwritten
+    text = scaffold.new_entry("softplus", None, None, [])  # takes beta and threshold: passed on
+    assert "elementwise: Softplus" in text
+    assert "passing its scalars (const c10::Scalar&, const c10::Scalar&) in order" in text
+    text = scaffold.new_entry("nan_to_num", None, None, [])  # optional<double>s: handwritten
     assert "elementwise" not in text.split("\n\n")[0]
-    assert "void torch_tpu::aten::add_kernel(at::TensorIteratorBase&, const at::Scalar& alpha);" in text
+    assert "std::optional<double>" in text
     text = scaffold.new_entry("mm", None, None, [])  # structured upstream: its family around meta()
     assert "route: direct" in text and "structured_impl: mm_out" in text
     assert "void mm_out(const at::Tensor & self, const at::Tensor & mat2, const at::Tensor & out);" in text

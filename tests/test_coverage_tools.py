@@ -192,6 +192,27 @@ def test_stub_check_accepts_a_good_claim_and_rejects_a_wrong_stub(tmp_path):
 
 @pytest.mark.skipif(stub_check.unavailable_reason() is not None,
                     reason=f"stub check unavailable: {stub_check.unavailable_reason()}")
+def test_stub_check_follows_a_functional_to_its_out_overload(tmp_path):
+    # at::native::mse_loss_backward calls no stub: it allocates and calls
+    # mse_loss_backward.grad_input through the dispatcher, which reaches the stub.
+    path = tmp_path / "stubs.yaml"
+    path.write_text("- op: mse_loss_backward.grad_input\n  route: stub\n"
+                    "  stub: mse_backward_stub\n  kernel: mse_backward_kernel\n")
+    findings = {f.variant: f for f in stub_check.check(manifest.load(str(path)),
+                                                       cache_dir=str(tmp_path))}
+    assert findings["mse_loss_backward.grad_input"].status == stub_check.OK
+    assert findings["mse_loss_backward"].status == stub_check.OK
+    assert "through mse_loss_backward_grad_input" in findings["mse_loss_backward"].message
+    # A dispatcher call to anything but a sibling proves nothing.
+    entry = manifest.load(str(path))[0]
+    functional = next(v for v in entry.variants if v.op == "mse_loss_backward")
+    elsewhere = stub_check.Analysis(query="q", symbols=("s",), stubs=(), cpu_const=(),
+                                    dispatcher_calls=("zeros_like",))
+    assert stub_check._finding(entry, functional, elsewhere).status == stub_check.WRONG_STUB
+
+
+@pytest.mark.skipif(stub_check.unavailable_reason() is not None,
+                    reason=f"stub check unavailable: {stub_check.unavailable_reason()}")
 def test_stub_check_sees_a_hard_coded_cpu_device(tmp_path):
     a = stub_check.analyse(["at::native::structured_gelu_out_cpu::impl(",
                             "at::native::abs_out(|2"], cache_dir=str(tmp_path))

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import jinja2
 
 from ..facts import autocast, stubs
 from . import custom_glue, output
-from ..model.manifest import Entry, Via, iterator_param
+from ..model.manifest import Entry, Via, elementwise_params
 from .wrappers import Wrapper, structured_impl_declaration, wrapper
 
 GENERATED_DIR = os.path.join("csrc", "generated")
@@ -89,6 +89,7 @@ class _ElementwiseKernel:
     stub: str
     kernel: str
     iterator: str           # the stub's iterator parameter type
+    scalars: Tuple[str, ...]  # the stub's scalar parameter types, passed on in order
     elementwise: str        # ElementwiseOp::k<elementwise>
 
 
@@ -99,7 +100,7 @@ def elementwise_kernels(entries: List[Entry]) -> List[_ElementwiseKernel]:
         if e.elementwise:
             first.setdefault(e.kernel, e)
     return [_ElementwiseKernel(e.op, e.stub, e.kernel,
-                               iterator_param(stubs.kernel_signature(e.stub, e.kernel)),
+                               *elementwise_params(stubs.kernel_signature(e.stub, e.kernel)),
                                e.elementwise) for _, e in sorted(first.items())]
 
 

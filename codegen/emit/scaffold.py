@@ -85,11 +85,15 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
         kernel = f"{up.base}_kernel"
         lines += [f"  stub: {stub}", f"  kernel: {kernel}", "  dtypes: [floating, integral, bool]"]
         signature = stubs.kernel_signature(stub, kernel) if stub in stubs.declared_stubs() else ""
-        if signature and manifest.iterator_param(signature):
+        params = manifest.elementwise_params(signature) if signature else None
+        if params:
             name = "".join(part.capitalize() for part in up.base.split("_"))
             lines.append(f"  elementwise: {name}")
-            notes.append(f"The kernel takes only the TensorIterator: the generator writes it, "
-                         f"running ElementwiseOp::k{name} in the iterator's common dtype. Add the "
+            scalars = (f", passing its scalars ({', '.join(params[1])}) in order as the op's "
+                       "ScalarArgs") if params[1] else ""
+            notes.append(f"The kernel takes the TensorIterator{' and scalars' if params[1] else ''}: "
+                         f"the generator writes it, running ElementwiseOp::k{name} in the "
+                         f"iterator's common dtype{scalars}. Add the "
                          f"row X({name}, BASE) to TORCH_TPU_ELEMENTWISE_OPS "
                          f"({kernel_ops.ELEMENTWISE_HEADER}) and its functor and table entry in "
                          "csrc/kernels/elementwise/ (README, \"Adding an operator\"); or drop "

@@ -70,7 +70,8 @@ KEYS = {
     "elementwise": "stub: an elementwise op of the kernel library (a row of "
                    "TORCH_TPU_ELEMENTWISE_OPS in csrc/kernels/elementwise/elementwise.h, e.g. "
                    "Expm1): the generator defines `kernel`, running it over ATen's "
-                   "TensorIterator in the iterator's common dtype",
+                   "TensorIterator in the iterator's common dtype, with the stub's scalar "
+                   "arguments as the op's ScalarArgs",
     "dtypes": "dtypes the kernel supports (default: any); others raise NotImplementedError: "
               "a list for every tensor input, or {argument: list} naming each tensor input "
               "(the first names the entry's dtypes; 'all' leaves an argument unchecked)",
@@ -565,19 +566,41 @@ def _elementwise(check: _Checker, value, stub: str, kernel: str) -> str:
                    f"name a row of TORCH_TPU_ELEMENTWISE_OPS ({kernel_ops.ELEMENTWISE_HEADER}), or "
                    "add one there with its functor", key="elementwise")
     signature = stubs.kernel_signature(stub, kernel)
-    if iterator_param(signature) is None:
-        check.fail(f"{stub}'s kernel takes more than the TensorIterator "
-                   f"({signature}): a generated kernel has no "
-                   "scalar arguments to pass", "remove 'elementwise' and write the kernel in "
+    if elementwise_params(signature) is None:
+        check.fail(f"{stub}'s kernel takes more than the TensorIterator and scalars "
+                   f"({signature}): a generated kernel passes only Scalar, double, int64_t "
+                   "and bool arguments", "remove 'elementwise' and write the kernel in "
                    "csrc/aten/native/elementwise/", key="elementwise")
     return value
 
 
-def iterator_param(signature: str) -> Optional[str]:
-    """The iterator type of a stub kernel that takes only its TensorIterator
-    ("at::TensorIteratorBase &"), else None."""
-    m = re.match(r"^void \w+\((at::TensorIterator(?:Base)?\s*&)\s*\w*\);$", signature)
-    return " ".join(m.group(1).split()) if m else None
+# The scalar parameter types a generated elementwise kernel passes on to the
+# kernel library's op (as its ScalarArgs, in order, unconverted: the op's
+# functor converts each the way CPU's kernel does).
+SCALAR_PARAM_TYPES = ("const c10::Scalar&", "const at::Scalar&", "double", "int64_t", "const int64_t",
+                      "bool")
+
+
+def elementwise_params(signature: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """(iterator type, scalar parameter types) of a stub kernel that takes a
+    TensorIterator followed only by scalars ("void k(at::TensorIteratorBase&,
+    const c10::Scalar&, double);"), else None."""
+    m = re.match(r"^void \w+\((.*)\);$", signature)
+    if not m:
+        return None
+    types = []
+    for param in m.group(1).split(","):
+        param = " ".join(param.replace("&", "& ").split())
+        for t in ("at::TensorIteratorBase&", "at::TensorIterator&") + SCALAR_PARAM_TYPES:
+            if re.fullmatch(rf"{re.escape(t)}(?: \w+)?", param):
+                types.append(t)
+                break
+        else:
+            return None
+    if not types[0].startswith("at::TensorIterator") or any(
+            t.startswith("at::TensorIterator") for t in types[1:]):
+        return None
+    return types[0], tuple(types[1:])
 
 
 def _stub_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:

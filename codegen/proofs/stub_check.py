@@ -164,6 +164,13 @@ def _finding(entry, variant, a: Analysis) -> Finding:
                        f"no function {_describe(a.query)} in libtorch_cpu.so (not exported, "
                        "or the generator's name for it is wrong)")
     if entry.stub not in a.stubs:
+        # A composite member that calls a sibling (the functional calling its
+        # out= overload) reaches the stub through the tpu registration of it.
+        siblings = {v.op.replace(".", "_") for v in entry.variants if v is not variant}
+        via = sorted(siblings.intersection(a.dispatcher_calls))
+        if via and not a.stubs:
+            return Finding(*where, OK, f"reaches {entry.stub} through {', '.join(via)} "
+                           "(the dispatcher, to this entry's tpu registration)", a.stubs)
         seen = ", ".join(a.stubs) if a.stubs else "no stub"
         hint = f"; it reaches {', '.join(a.dispatcher_calls)} through the dispatcher" \
             if a.dispatcher_calls and not a.stubs else ""

@@ -65,6 +65,16 @@ kernels::ScalarArg scalar_arg(const c10::Scalar& s, at::ScalarType compute) {
   return out;
 }
 
+kernels::ScalarArg scalar_value(const c10::Scalar& s) {
+  if (s.isBoolean()) return kernels::ScalarArg::from_bool(s.toBool());
+  if (s.isIntegral(/*includeBool=*/false)) return kernels::ScalarArg::from_int(s.toLong());
+  if (s.isComplex()) {
+    const c10::complex<double> c = s.toComplexDouble();
+    return kernels::ScalarArg::from_complex(c.real(), c.imag());
+  }
+  return kernels::ScalarArg::from_double(s.toDouble());
+}
+
 void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, const char* name) {
   const kernels::DType dt = device_dtype(compute, name);
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::elementwise_supports(op, dt), "\"", name, "\" not implemented for '",

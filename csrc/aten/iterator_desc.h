@@ -25,6 +25,15 @@ kernels::ElementwiseDesc describe_iterator(const at::TensorIteratorBase& iter, a
 // so the kernel's conversion back to `compute` is exact.
 kernels::ScalarArg scalar_arg(const c10::Scalar& s, at::ScalarType compute);
 
+// A scalar argument as it is, for a kernel op that converts it itself (the
+// generated stub kernels: CPU's kernels convert each scalar their own way,
+// to the compute dtype or to its opmath type): a Scalar keeps its kind
+// (bool, integer, double, complex) and value.
+kernels::ScalarArg scalar_value(const c10::Scalar& s);
+inline kernels::ScalarArg scalar_value(double v) { return kernels::ScalarArg::from_double(v); }
+inline kernels::ScalarArg scalar_value(int64_t v) { return kernels::ScalarArg::from_int(v); }
+inline kernels::ScalarArg scalar_value(bool v) { return kernels::ScalarArg::from_bool(v); }
+
 // NotImplementedError `"<name>" not implemented for '<dtype>' on tpu` unless
 // the device implements `op` in compute dtype `compute` (the dtypes CPU
 // implements).

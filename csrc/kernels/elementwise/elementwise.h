@@ -122,7 +122,24 @@ namespace torch_tpu::kernels {
   X(Atan, ISA) \
   X(Asinh, ISA) \
   X(Acosh, ISA) \
-  X(Atanh, ISA)
+  X(Atanh, ISA) \
+  /* --- pointwise nn ops and losses (kernels/elementwise/nn_pointwise.cpp) --- */ \
+  X(Hardswish, BASE) \
+  X(HardswishBackward, BASE)    /* (grad, x) */ \
+  X(Hardsigmoid, BASE) \
+  X(HardsigmoidBackward, BASE)  /* (grad, x) */ \
+  X(Hardshrink, BASE)           /* (args: lambd) */ \
+  X(Softshrink, BASE)           /* (args: lambd) */ \
+  X(ShrinkBackward, BASE)       /* (grad, x)   (args: lambd) */ \
+  X(Softplus, BASE)             /* (args: beta, threshold) */ \
+  X(SoftplusBackward, BASE)     /* (grad, x)   (args: beta, threshold) */ \
+  X(Mse, BASE)                  /* (input, target) */ \
+  X(MseBackward, BASE)          /* (input, target, grad)   (args: norm) */ \
+  X(SmoothL1, BASE)             /* (input, target)   (args: beta) */ \
+  X(SmoothL1Backward, BASE)     /* (input, target, grad)   (args: norm, beta) */ \
+  X(Huber, BASE)                /* (input, target)   (args: delta) */ \
+  X(HuberBackward, BASE)        /* (input, target, grad)   (args: norm, delta) */ \
+  X(Xlogy, BASE)                /* x * log(y), 0 where x == 0 */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,

@@ -1,0 +1,298 @@
+// Pointwise nn ops: the piecewise activations (hardswish, hardsigmoid,
+// hard/soft shrink, softplus) and the pointwise losses (mse, smooth_l1,
+// huber) with their backwards, and xlogy. Floating dtypes only, computed in
+// opmath (float for float16/bfloat16, rounded once), as CPU's kernels in
+// ATen/native/cpu/Activation.cpp and PointwiseOpsKernel.cpp. Where CPU's
+// scalar and vectorized loops differ for NaN, these follow the vectorized one
+// (kernels/elementwise/ops.h): hardswish_backward and shrink_backward of a
+// NaN input give NaN and 0. Scalars arrive unconverted (the generated stub
+// kernels' scalar_value) and are converted here the way CPU converts them:
+// to the compute dtype (`to<scalar_t>`) or straight to float (`to<float>`
+// in CPU's reduced-precision branches).
+#include "kernels/common/fp_contract.h"  // first, see there
+
+#include <cmath>
+
+#include "kernels/common/vec_math.h"
+#include "kernels/elementwise/binary_math.h"
+#include "kernels/elementwise/unary.h"
+
+namespace torch_tpu::kernels::ew {
+namespace {
+
+// The ops below: floating compute dtypes, kInputs inputs, kArgs scalars.
+template <ElementwiseOp kO, int kIn, int kA = 0>
+struct FloatingOp : OpTraits {
+  static constexpr ElementwiseOp kOp = kO;
+  static constexpr int kInputs = kIn;
+  static constexpr int kArgs = kA;
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C>;
+};
+
+// A scalar as CPU's `s.to<scalar_t>()`: rounded to the compute dtype C, then
+// widened to opmath M.
+template <typename C, typename M>
+M as_compute(const ScalarArg& s) {
+  return to_buffer<M>(scalar_to<C>(s));
+}
+
+inline float exp_of(float x) { return vmath::exp_f(x); }
+inline double exp_of(double x) { return std::exp(x); }
+inline float log1p_of(float x) { return vmath::log1p_f(x); }
+inline double log1p_of(double x) { return std::log1p(x); }
+inline float log_of(float x) { return vmath::log_f(x); }
+inline double log_of(double x) { return std::log(x); }
+
+// min(max(x + 3, 0), 6), NaN propagating (CPU's vec::minimum/maximum).
+template <typename M>
+M relu6_of_x_plus_3(M x) {
+  M t = x + M(3);
+  t = t < M(0) ? M(0) : t;
+  return t > M(6) ? M(6) : t;
+}
+
+struct HardswishOp : FloatingOp<ElementwiseOp::kHardswish, 1> {
+  static constexpr const char* kName = "hardswish";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const { return x * relu6_of_x_plus_3(x) / M(6); }
+  };
+};
+
+// (grad, x): 0 up to -3, grad from 3, grad * (x / 3 + 1/2) between.
+struct HardswishBackwardOp : FloatingOp<ElementwiseOp::kHardswishBackward, 2> {
+  static constexpr const char* kName = "hardswish_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M g, M x) const {
+      return x <= M(-3) ? M(0) : (x >= M(3) ? g : g * (x / M(3) + M(0.5)));
+    }
+  };
+};
+
+struct HardsigmoidOp : FloatingOp<ElementwiseOp::kHardsigmoid, 1> {
+  static constexpr const char* kName = "hardsigmoid";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const { return relu6_of_x_plus_3(x) / M(6); }
+  };
+};
+
+// (grad, x): grad / 6 on (-3, 3), else 0. CPU multiplies by the float
+// 1.0f / 6.0f, in double too.
+struct HardsigmoidBackwardOp : FloatingOp<ElementwiseOp::kHardsigmoidBackward, 2> {
+  static constexpr const char* kName = "hardsigmoid_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M g, M x) const { return (x > M(-3) && x < M(3)) ? g * M(1.0f / 6.0f) : M(0); }
+  };
+};
+
+// args: lambd, in the compute dtype. 0 on [-lambd, lambd], else x.
+struct HardshrinkOp : FloatingOp<ElementwiseOp::kHardshrink, 1, 1> {
+  static constexpr const char* kName = "hardshrink";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M lambd;
+    explicit Fn(const std::vector<ScalarArg>& args) : lambd(as_compute<C, M>(args[0])) {}
+    M operator()(M x) const { return (x >= -lambd && x <= lambd) ? M(0) : x; }
+  };
+};
+
+// args: lambd, in opmath. x - lambd above lambd, x + lambd below -lambd, NaN
+// stays NaN (as CPU), else 0.
+struct SoftshrinkOp : FloatingOp<ElementwiseOp::kSoftshrink, 1, 1> {
+  static constexpr const char* kName = "softshrink";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M lambd;
+    explicit Fn(const std::vector<ScalarArg>& args) : lambd(scalar_to<M>(args[0])) {}
+    M operator()(M x) const {
+      return x > lambd ? x - lambd : (x < -lambd ? x + lambd : (x != x ? x : M(0)));
+    }
+  };
+};
+
+// (grad, x), args: lambd in the compute dtype: grad outside [-lambd, lambd],
+// else 0 (hardshrink_backward and softshrink_backward).
+struct ShrinkBackwardOp : FloatingOp<ElementwiseOp::kShrinkBackward, 2, 1> {
+  static constexpr const char* kName = "shrink_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M lambd;
+    explicit Fn(const std::vector<ScalarArg>& args) : lambd(as_compute<C, M>(args[0])) {}
+    M operator()(M g, M x) const { return (x < -lambd || x > lambd) ? g : M(0); }
+  };
+};
+
+// args: beta, threshold in opmath. x where x * beta > threshold, else
+// log1p(exp(x * beta)) / beta.
+struct SoftplusOp : FloatingOp<ElementwiseOp::kSoftplus, 1, 2> {
+  static constexpr const char* kName = "softplus";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M beta, threshold;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : beta(scalar_to<M>(args[0])), threshold(scalar_to<M>(args[1])) {}
+    M operator()(M x) const {
+      const M xb = x * beta;
+      return xb > threshold ? x : log1p_of(exp_of(xb)) / beta;
+    }
+  };
+};
+
+// (grad, x), args: beta, threshold: grad * z / (z + 1), z = exp(x * beta).
+struct SoftplusBackwardOp : FloatingOp<ElementwiseOp::kSoftplusBackward, 2, 2> {
+  static constexpr const char* kName = "softplus_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M beta, threshold;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : beta(scalar_to<M>(args[0])), threshold(scalar_to<M>(args[1])) {}
+    M operator()(M g, M x) const {
+      const M xb = x * beta;
+      const M z = exp_of(xb);
+      return xb > threshold ? g : g * z / (z + M(1));
+    }
+  };
+};
+
+// (input, target): (input - target)^2.
+struct MseOp : FloatingOp<ElementwiseOp::kMse, 2> {
+  static constexpr const char* kName = "mse";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a, M b) const {
+      const M d = round_to<C>(a - b);  // CPU's float16/bfloat16 loop rounds the difference
+      return d * d;
+    }
+  };
+};
+
+// (input, target, grad), args: norm (2 / n or 2) in the compute dtype:
+// norm * (input - target) * grad.
+struct MseBackwardOp : FloatingOp<ElementwiseOp::kMseBackward, 3, 1> {
+  static constexpr const char* kName = "mse_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M norm;
+    explicit Fn(const std::vector<ScalarArg>& args) : norm(as_compute<C, M>(args[0])) {}
+    M operator()(M a, M b, M g) const { return norm * (a - b) * g; }
+  };
+};
+
+// (input, target), args: beta: z = |input - target|; z < beta ? z^2 / 2 / beta : z - beta / 2.
+struct SmoothL1Op : FloatingOp<ElementwiseOp::kSmoothL1, 2, 1> {
+  static constexpr const char* kName = "smooth_l1";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M beta;
+    explicit Fn(const std::vector<ScalarArg>& args) : beta(as_compute<C, M>(args[0])) {}
+    M operator()(M a, M b) const {
+      const M z = std::abs(a - b);
+      return z < beta ? M(0.5) * z * z / beta : z - M(0.5) * beta;
+    }
+  };
+};
+
+// (input, target, grad), args: norm, beta: the derivative of smooth_l1 times
+// norm * grad.
+struct SmoothL1BackwardOp : FloatingOp<ElementwiseOp::kSmoothL1Backward, 3, 2> {
+  static constexpr const char* kName = "smooth_l1_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M norm, beta;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : norm(as_compute<C, M>(args[0])), beta(as_compute<C, M>(args[1])) {}
+    M operator()(M a, M b, M g) const {
+      const M x = a - b;
+      return x <= -beta ? -norm * g : (x >= beta ? norm * g : norm * x * g / beta);
+    }
+  };
+};
+
+// (input, target), args: delta: z = |input - target|; z < delta ? z^2 / 2 : delta * (z - delta / 2).
+struct HuberOp : FloatingOp<ElementwiseOp::kHuber, 2, 1> {
+  static constexpr const char* kName = "huber";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M delta;
+    explicit Fn(const std::vector<ScalarArg>& args) : delta(as_compute<C, M>(args[0])) {}
+    M operator()(M a, M b) const {
+      const M z = std::abs(a - b);
+      return z < delta ? M(0.5) * z * z : delta * (z - M(0.5) * delta);
+    }
+  };
+};
+
+// (input, target, grad), args: norm, delta.
+struct HuberBackwardOp : FloatingOp<ElementwiseOp::kHuberBackward, 3, 2> {
+  static constexpr const char* kName = "huber_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M norm, delta;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : norm(as_compute<C, M>(args[0])), delta(as_compute<C, M>(args[1])) {}
+    M operator()(M a, M b, M g) const {
+      const M x = a - b;
+      return x <= -delta ? -norm * g * delta : (x >= delta ? norm * g * delta : norm * x * g);
+    }
+  };
+};
+
+// x * log(y); NaN where y is NaN, 0 where x is 0 (else).
+struct XlogyOp : FloatingOp<ElementwiseOp::kXlogy, 2> {
+  static constexpr const char* kName = "xlogy";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M y) const {
+      if (std::isnan(y)) return y;
+      if (x == M(0)) return M(0);
+      return x * round_to<C>(log_of(y));  // CPU's float16/bfloat16 loop rounds the log
+    }
+  };
+};
+
+}  // namespace
+
+constinit const OpEntry kHardswishEntry = make_entry<HardswishOp>();
+constinit const OpEntry kHardswishBackwardEntry = make_entry<HardswishBackwardOp>();
+constinit const OpEntry kHardsigmoidEntry = make_entry<HardsigmoidOp>();
+constinit const OpEntry kHardsigmoidBackwardEntry = make_entry<HardsigmoidBackwardOp>();
+constinit const OpEntry kHardshrinkEntry = make_entry<HardshrinkOp>();
+constinit const OpEntry kSoftshrinkEntry = make_entry<SoftshrinkOp>();
+constinit const OpEntry kShrinkBackwardEntry = make_entry<ShrinkBackwardOp>();
+constinit const OpEntry kSoftplusEntry = make_entry<SoftplusOp>();
+constinit const OpEntry kSoftplusBackwardEntry = make_entry<SoftplusBackwardOp>();
+constinit const OpEntry kMseEntry = make_entry<MseOp>();
+constinit const OpEntry kMseBackwardEntry = make_entry<MseBackwardOp>();
+constinit const OpEntry kSmoothL1Entry = make_entry<SmoothL1Op>();
+constinit const OpEntry kSmoothL1BackwardEntry = make_entry<SmoothL1BackwardOp>();
+constinit const OpEntry kHuberEntry = make_entry<HuberOp>();
+constinit const OpEntry kHuberBackwardEntry = make_entry<HuberBackwardOp>();
+constinit const OpEntry kXlogyEntry = make_entry<XlogyOp>();
+
+}  // namespace torch_tpu::kernels::ew
