@@ -3,8 +3,9 @@
 // The stub kernels ops.yaml writes with `elementwise:`: each runs one
 // elementwise op of the kernel library (csrc/kernels/elementwise) over ATen's
 // TensorIterator, in the iterator's common dtype (ATen's promoted dtype; the
-// comparisons compute in it and write bool). Declared with their stub's own
-// type in stub_kernels.h.
+// comparisons compute in it and write bool), with the stub's scalar
+// arguments unconverted (scalar_value). Declared with their stub's own type
+// in stub_kernels.h.
 #include "aten/iterator_desc.h"
 #include "generated/stub_kernels.h"
 
@@ -12,6 +13,11 @@ namespace torch_tpu::aten {
 
 void exp2_kernel(at::TensorIteratorBase& iter) {  // exp2: exp2_stub
   run_elementwise(iter, kernels::ElementwiseOp::kExp2, iter.common_dtype(), "exp2_stub");
+}
+
+void softplus_kernel(at::TensorIteratorBase& iter, const c10::Scalar& a0, const c10::Scalar& a1) {  // softplus: softplus_stub
+  run_elementwise(iter, kernels::ElementwiseOp::kSoftplus, iter.common_dtype(), "softplus_stub",
+                  {scalar_value(a0), scalar_value(a1)});
 }
 
 }  // namespace torch_tpu::aten

@@ -32,6 +32,8 @@ void register_generated_autocast() {
     using namespace at;  // the signatures below are ATen's, as autocast_mode.h spells them
     // linear: lower_precision_fp
     m->impl("linear", &WrapFunction<CastPolicy::lower_precision_fp, kTpu, decltype(at::_ops::linear::call), decltype(at::_ops::linear::call), &at::_ops::linear::call>::type::call);
+    // softplus: fp32
+    m->impl("softplus", &WrapFunction<CastPolicy::fp32, kTpu, decltype(at::_ops::softplus::call), decltype(at::_ops::softplus::call), &at::_ops::softplus::call>::type::call);
     return m;
   }();
   (void)fallthrough;

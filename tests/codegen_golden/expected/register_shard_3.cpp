@@ -12,8 +12,10 @@
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
 #include "generated/stub_kernels.h"
+#include <ATen/native/Activation.h>
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/exp2_native.h>
+#include <ATen/ops/softplus_native.h>
 
 namespace torch_tpu::aten {
 namespace {
@@ -53,6 +55,27 @@ at::Tensor & tpu_exp2_(at::Tensor & self) {
   return self;
 }
 
+at::Tensor tpu_softplus(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  static auto& calls = telemetry::op_counter("aten::softplus");
+  calls.count(telemetry::Route::kStub);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::native::structured_softplus_out, 1> op;
+  op.meta(self, beta, threshold);
+  op.impl(self, beta, threshold, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu_softplus_out(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::softplus.out");
+  calls.count(telemetry::Route::kStub);
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::native::structured_softplus_out, 1> op(out);
+  op.meta(self, beta, threshold);
+  op.impl(self, beta, threshold, op.output(0));
+  op.finish();
+  return out;
+}
+
 }  // namespace
 
 void register_shard_3(torch::Library& lib);  // called by register_aten.cpp
@@ -67,6 +90,10 @@ void register_shard_3(torch::Library& lib) {
   // nonzero: route fallback
   register_host_fallback(lib, "nonzero");
   register_host_fallback(lib, "nonzero.out");
+  // softplus: route stub (softplus_stub -> softplus_kernel)
+  register_kernel(lib, "softplus", torch::CppFunction(TORCH_FN(tpu_softplus)));
+  register_kernel(lib, "softplus.out", torch::CppFunction(TORCH_FN(tpu_softplus_out)));
+  set_stub_kernel<&torch_tpu::aten::softplus_kernel>(at::native::softplus_stub, "softplus_stub");
 }
 
 }  // namespace torch_tpu::aten

@@ -9,6 +9,7 @@
 
 #include <type_traits>
 
+#include <ATen/native/Activation.h>
 #include <ATen/native/BinaryOps.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/UnaryOps.h>
@@ -30,5 +31,9 @@ std::remove_pointer_t<decltype(at::native::exp2_stub)::FnPtr> exp2_kernel;
 // gather_stub (ATen/native/TensorAdvancedIndexing.h):
 //   void gather_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim, const at::Tensor& index);
 std::remove_pointer_t<decltype(at::native::gather_stub)::FnPtr> gather_kernel;
+
+// softplus_stub (ATen/native/Activation.h):
+//   void softplus_kernel(at::TensorIteratorBase&, const c10::Scalar&, const c10::Scalar&);
+std::remove_pointer_t<decltype(at::native::softplus_stub)::FnPtr> softplus_kernel;
 
 }  // namespace torch_tpu::aten
