@@ -1,7 +1,8 @@
-"""The backwards of the pointwise nn ops and losses (ops.yaml: "pointwise nn
-ops and losses"), called directly on tpu against CPU: no OpInfo calls them,
-and the forwards' generated gradient checks reach them only with the
-default scalars and smooth samples. These inputs hit each branch's
+"""The pointwise nn ops, losses and special functions of
+kernels/elementwise/nn_pointwise.cpp and special_math.cpp on tpu against
+CPU. The backwards are called directly: no OpInfo calls them, and the
+forwards' generated gradient checks reach them only with the default
+scalars and smooth samples. These inputs hit each branch's
 boundary (x = +-3, +-lambd, +-beta, +-delta), zeros, NaN and infinities,
 in every floating dtype, with non-default scalars and every reduction."""
 
@@ -34,6 +35,11 @@ UNARY_BACKWARDS = {
     "hardshrink_backward": lambda g, x: aten.hardshrink_backward(g, x, 0.5),
     "softshrink_backward": lambda g, x: aten.softshrink_backward(g, x, 1.0),
     "softplus_backward": lambda g, x: aten.softplus_backward(g, x, 2.0, 10.0),
+    "mish_backward": lambda g, x: aten.mish_backward(g, x),
+    # each device's own buffer: CPU's backward reads what its forward wrote there
+    "log_sigmoid_backward": lambda g, x: aten.log_sigmoid_backward(g, x, aten.log_sigmoid_forward(x)[1]),
+    "logit_backward": lambda g, x: aten.logit_backward(g, x / 40 + 0.5),
+    "logit_backward_eps": lambda g, x: aten.logit_backward(g, x / 40 + 0.5, 0.125),
 }
 
 
@@ -68,6 +74,15 @@ FORWARDS = {
     "hardshrink": lambda x: torch.nn.functional.hardshrink(x, 0.5),
     "softshrink": lambda x: torch.nn.functional.softshrink(x, 1.0),
     "softplus": lambda x: torch.nn.functional.softplus(x, 2.0, 10.0),
+    "mish": torch.nn.functional.mish,
+    "logsigmoid": torch.nn.functional.logsigmoid,
+    "sinc": torch.sinc,
+    "lgamma": torch.lgamma,
+    "erfc": torch.erfc,
+    "digamma": torch.digamma,
+    "erfinv": lambda x: torch.erfinv(x / 3),
+    "logit": lambda x: torch.logit(x / 40 + 0.5),
+    "logit_eps": lambda x: torch.logit(x / 40 + 0.5, eps=0.125),
 }
 
 
@@ -75,6 +90,18 @@ FORWARDS = {
 @pytest.mark.parametrize("name", sorted(FORWARDS))
 def test_activation_edges_match_cpu(name, dtype):
     _check(FORWARDS[name], _inputs(dtype))
+
+
+BINARY = {"logaddexp": torch.logaddexp, "logaddexp2": torch.logaddexp2, "copysign": torch.copysign,
+          "heaviside": torch.heaviside}
+
+
+@pytest.mark.parametrize("dtype", FLOATING, ids=str)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_edges_match_cpu(name, dtype):
+    x = _inputs(dtype)
+    _check(BINARY[name], x, _inputs(dtype, seed=4).flip(0))
+    _check(BINARY[name], x, x)  # equal infinities, equal NaNs, zeros against zeros
 
 
 @pytest.mark.parametrize("dtype", FLOATING, ids=str)

@@ -139,7 +139,29 @@ namespace torch_tpu::kernels {
   X(SmoothL1Backward, BASE)     /* (input, target, grad)   (args: norm, beta) */ \
   X(Huber, BASE)                /* (input, target)   (args: delta) */ \
   X(HuberBackward, BASE)        /* (input, target, grad)   (args: norm, delta) */ \
-  X(Xlogy, BASE)                /* x * log(y), 0 where x == 0 */
+  X(Xlogy, BASE)                /* x * log(y), 0 where x == 0 */ \
+  X(Elu, BASE)                  /* (args: alpha, scale, input_scale) */ \
+  X(EluBackward, BASE)          /* (grad, a)   (args: alpha, scale, input_scale, is_result) */ \
+  X(LeakyRelu, BASE)            /* (args: negative_slope) */ \
+  X(LeakyReluBackward, BASE)    /* (x, grad)   (args: negative_slope) */ \
+  X(HardtanhBackward, BASE)     /* (grad, x)   (args: min, max) */ \
+  X(Mish, BASE) \
+  X(MishBackward, BASE)         /* (grad, x) */ \
+  X(Glu, BASE)                  /* (a, b): a * sigmoid(b) */ \
+  X(LogSigmoid, BASE) \
+  X(LogSigmoidBackward, BASE)   /* (x, grad) */ \
+  /* --- special functions (kernels/elementwise/special_math.cpp) --- */ \
+  X(Logaddexp, BASE) \
+  X(Logaddexp2, BASE) \
+  X(Copysign, BASE) \
+  X(Heaviside, BASE)            /* (x, values) */ \
+  X(Sinc, BASE) \
+  X(Lgamma, BASE) \
+  X(Erfc, BASE) \
+  X(Digamma, BASE) \
+  X(Erfinv, BASE) \
+  X(Logit, BASE)                /* (args: eps; < 0: none) */ \
+  X(LogitBackward, BASE)        /* (grad, x)   (args: eps) */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,

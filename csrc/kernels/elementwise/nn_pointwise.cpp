@@ -1,6 +1,6 @@
-// Pointwise nn ops: the piecewise activations (hardswish, hardsigmoid,
-// hard/soft shrink, softplus) and the pointwise losses (mse, smooth_l1,
-// huber) with their backwards, and xlogy. Floating dtypes only, computed in
+// Pointwise nn ops: the activations (hardswish, hardsigmoid, hard/soft
+// shrink, softplus, elu, leaky_relu, hardtanh's backward, mish, glu) and the
+// pointwise losses (mse, smooth_l1, huber) with their backwards, and xlogy. Floating dtypes only, computed in
 // opmath (float for float16/bfloat16, rounded once), as CPU's kernels in
 // ATen/native/cpu/Activation.cpp and PointwiseOpsKernel.cpp. Where CPU's
 // scalar and vectorized loops differ for NaN, these follow the vectorized one
@@ -43,6 +43,11 @@ inline float log1p_of(float x) { return vmath::log1p_f(x); }
 inline double log1p_of(double x) { return std::log1p(x); }
 inline float log_of(float x) { return vmath::log_f(x); }
 inline double log_of(double x) { return std::log(x); }
+
+inline float expm1_of(float x) { return vmath::expm1_f(x); }
+inline double expm1_of(double x) { return std::expm1(x); }
+inline float tanh_of(float x) { return vmath::tanh_f(x); }
+inline double tanh_of(double x) { return std::tanh(x); }
 
 // min(max(x + 3, 0), 6), NaN propagating (CPU's vec::minimum/maximum).
 template <typename M>
@@ -276,6 +281,154 @@ struct XlogyOp : FloatingOp<ElementwiseOp::kXlogy, 2> {
   };
 };
 
+// args: alpha, scale, input_scale: x <= 0 ? expm1(x * input_scale) * alpha
+// * scale : x * scale (NaN takes the second branch). alpha * scale is one
+// constant, as on CPU.
+struct EluOp : FloatingOp<ElementwiseOp::kElu, 1, 3> {
+  static constexpr const char* kName = "elu";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M negcoef, poscoef, negiptcoef;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : negcoef(static_cast<M>(scalar_to<double>(args[0]) * scalar_to<double>(args[1]))),
+          poscoef(scalar_to<M>(args[1])),
+          negiptcoef(scalar_to<M>(args[2])) {}
+    M operator()(M x) const { return x <= M(0) ? expm1_of(x * negiptcoef) * negcoef : x * poscoef; }
+  };
+};
+
+// (grad, a), args: alpha, scale, input_scale, is_result (a is the forward's
+// result, else its input). A NaN `a` takes the negative branch in float and
+// double (CPU's vectorized a > 0 test), the positive one in float16/bfloat16.
+struct EluBackwardOp : FloatingOp<ElementwiseOp::kEluBackward, 2, 4> {
+  static constexpr const char* kName = "elu_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M negcoef, poscoef, negiptcoef, neg_times_ipt;
+    bool is_result;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : negcoef(static_cast<M>(scalar_to<double>(args[0]) * scalar_to<double>(args[1]))),
+          poscoef(scalar_to<M>(args[1])),
+          negiptcoef(scalar_to<M>(args[2])),
+          neg_times_ipt(static_cast<M>(scalar_to<double>(args[2]) * scalar_to<double>(args[0]) *
+                                       scalar_to<double>(args[1]))),
+          is_result(args[3].i != 0) {}
+    M operator()(M g, M a) const {
+      const M neg = is_result ? g * negiptcoef * (a + negcoef) : g * neg_times_ipt * exp_of(a * negiptcoef);
+      if constexpr (is_reduced_v<C>) {
+        return a <= M(0) ? neg : g * poscoef;
+      } else {
+        return a > M(0) ? g * poscoef : neg;
+      }
+    }
+  };
+};
+
+// args: negative_slope (opmath): x > 0 ? x : x * slope.
+struct LeakyReluOp : FloatingOp<ElementwiseOp::kLeakyRelu, 1, 1> {
+  static constexpr const char* kName = "leaky_relu";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M slope;
+    explicit Fn(const std::vector<ScalarArg>& args) : slope(scalar_to<M>(args[0])) {}
+    M operator()(M x) const { return x > M(0) ? x : x * slope; }
+  };
+};
+
+// (x, grad), args: negative_slope: x > 0 ? grad : grad * slope.
+struct LeakyReluBackwardOp : FloatingOp<ElementwiseOp::kLeakyReluBackward, 2, 1> {
+  static constexpr const char* kName = "leaky_relu_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M slope;
+    explicit Fn(const std::vector<ScalarArg>& args) : slope(scalar_to<M>(args[0])) {}
+    M operator()(M x, M g) const { return x > M(0) ? g : g * slope; }
+  };
+};
+
+// (grad, x), args: min, max (opmath): min < x < max ? grad : 0 (NaN: 0, as
+// CPU's vectorized loop).
+struct HardtanhBackwardOp : FloatingOp<ElementwiseOp::kHardtanhBackward, 2, 2> {
+  static constexpr const char* kName = "hardtanh_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M lo, hi;
+    explicit Fn(const std::vector<ScalarArg>& args) : lo(scalar_to<M>(args[0])), hi(scalar_to<M>(args[1])) {}
+    M operator()(M g, M x) const { return (x > lo && x < hi) ? g : M(0); }
+  };
+};
+
+// x * tanh(softplus(x)) = x * tanh(log1p(exp(x))).
+struct MishOp : FloatingOp<ElementwiseOp::kMish, 1> {
+  static constexpr const char* kName = "mish";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const { return x * tanh_of(log1p_of(exp_of(x))); }
+  };
+};
+
+// (grad, x): grad * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x)).
+struct MishBackwardOp : FloatingOp<ElementwiseOp::kMishBackward, 2> {
+  static constexpr const char* kName = "mish_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M g, M x) const {
+      const M sigmoid = M(1) / (M(1) + exp_of(-x));
+      const M t = tanh_of(log1p_of(exp_of(x)));
+      return g * (t + x * sigmoid * (M(1) - t * t));
+    }
+  };
+};
+
+// (a, b), the input's halves: a * sigmoid(b).
+struct GluOp : FloatingOp<ElementwiseOp::kGlu, 2> {
+  static constexpr const char* kName = "glu";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a, M b) const { return a * (M(1) / (M(1) + exp_of(-b))); }
+  };
+};
+// min(x, 0) - log1p(exp(-|x|)): log(sigmoid(x)) without overflow.
+struct LogSigmoidOp : FloatingOp<ElementwiseOp::kLogSigmoid, 1> {
+  static constexpr const char* kName = "log_sigmoid";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const {
+      const M lo = x < M(0) ? x : (x != x ? x : M(0));
+      return lo - log1p_of(exp_of(-std::abs(x)));
+    }
+  };
+};
+
+// (x, grad): grad * ((x < 0) - sign * z / (1 + z)), z = exp(-|x|), sign
+// +1 for x < 0 and -1 otherwise (CUDA's formula, which needs no buffer).
+struct LogSigmoidBackwardOp : FloatingOp<ElementwiseOp::kLogSigmoidBackward, 2> {
+  static constexpr const char* kName = "log_sigmoid_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M g) const {
+      const bool negative = x < M(0);
+      const M z = exp_of(-std::abs(x));
+      return g * ((negative ? M(1) : M(0)) - (negative ? M(1) : M(-1)) * (z / (M(1) + z)));
+    }
+  };
+};
+
 }  // namespace
 
 constinit const OpEntry kHardswishEntry = make_entry<HardswishOp>();
@@ -294,5 +447,14 @@ constinit const OpEntry kSmoothL1BackwardEntry = make_entry<SmoothL1BackwardOp>(
 constinit const OpEntry kHuberEntry = make_entry<HuberOp>();
 constinit const OpEntry kHuberBackwardEntry = make_entry<HuberBackwardOp>();
 constinit const OpEntry kXlogyEntry = make_entry<XlogyOp>();
-
+constinit const OpEntry kEluEntry = make_entry<EluOp>();
+constinit const OpEntry kEluBackwardEntry = make_entry<EluBackwardOp>();
+constinit const OpEntry kLeakyReluEntry = make_entry<LeakyReluOp>();
+constinit const OpEntry kLeakyReluBackwardEntry = make_entry<LeakyReluBackwardOp>();
+constinit const OpEntry kHardtanhBackwardEntry = make_entry<HardtanhBackwardOp>();
+constinit const OpEntry kMishEntry = make_entry<MishOp>();
+constinit const OpEntry kMishBackwardEntry = make_entry<MishBackwardOp>();
+constinit const OpEntry kGluEntry = make_entry<GluOp>();
+constinit const OpEntry kLogSigmoidEntry = make_entry<LogSigmoidOp>();
+constinit const OpEntry kLogSigmoidBackwardEntry = make_entry<LogSigmoidBackwardOp>();
 }  // namespace torch_tpu::kernels::ew

@@ -1,6 +1,7 @@
 """hardtanh (+ in-place, out=, backward), leaky_relu and elu (+ backwards)
 on tpu against CPU eager, for every floating dtype, including NaN and values on
-the clamp bounds, forward and through autograd."""
+the clamp bounds, forward and through autograd. The backwards are elementwise
+kernels (kernels/elementwise/nn_pointwise.cpp) that no OpInfo calls directly."""
 
 import pytest
 import torch

@@ -1,0 +1,276 @@
+// Elementwise special functions and sign/step ops: logaddexp, logaddexp2,
+// copysign, heaviside, sinc, lgamma, erfc, digamma, erfinv, logit (+ backward), as CPU's kernels in
+// ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp. Floating ops
+// compute in opmath (float for float16/bfloat16, rounded once); lgamma and
+// erfc call libm as CPU's scalar loops do, the rest use vec_math.h's
+// vectorizing float functions (a few ulp from CPU's SLEEF).
+#include "kernels/common/fp_contract.h"  // first, see there
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "kernels/common/vec_math.h"
+#include "kernels/elementwise/binary_math.h"
+#include "kernels/elementwise/unary.h"
+
+namespace torch_tpu::kernels::ew {
+namespace {
+
+template <ElementwiseOp kO, int kIn>
+struct FloatingMathOp : OpTraits {
+  static constexpr ElementwiseOp kOp = kO;
+  static constexpr int kInputs = kIn;
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C>;
+};
+
+inline float exp_of(float x) { return vmath::exp_f(x); }
+inline double exp_of(double x) { return std::exp(x); }
+inline float exp2_of(float x) { return vmath::exp2_f(x); }
+inline double exp2_of(double x) { return std::exp2(x); }
+inline float log1p_of(float x) { return vmath::log1p_f(x); }
+inline double log1p_of(double x) { return std::log1p(x); }
+
+// log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities give themselves
+// (their difference would be NaN).
+struct LogaddexpOp : FloatingMathOp<ElementwiseOp::kLogaddexp, 2> {
+  static constexpr const char* kName = "logaddexp";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a, M b) const {
+      if (std::isinf(a) && a == b) return a;
+      const M m = a > b ? a : (a != a ? a : b);
+      return m + log1p_of(exp_of(-std::abs(a - b)));
+    }
+  };
+};
+
+// log2(2^a + 2^b) = max + log1p(2^-|a - b|) / ln 2.
+struct Logaddexp2Op : FloatingMathOp<ElementwiseOp::kLogaddexp2, 2> {
+  static constexpr const char* kName = "logaddexp2";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a, M b) const {
+      if (std::isinf(a) && a == b) return a;
+      const M m = a > b ? a : (a != a ? a : b);
+      return m + log1p_of(exp2_of(-std::abs(a - b))) / M(std::numbers::ln2);
+    }
+  };
+};
+
+// |a| with b's sign bit (NaN signs included), exact in every float dtype.
+struct CopysignOp : FloatingMathOp<ElementwiseOp::kCopysign, 2> {
+  static constexpr const char* kName = "copysign";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a, M b) const { return std::copysign(a, b); }
+  };
+};
+
+// x == 0 ? values : x > 0 (NaN gives 0), in every real dtype and bool.
+struct HeavisideOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kHeaviside;
+  static constexpr const char* kName = "heaviside";
+  static constexpr int kInputs = 2;
+  template <typename C>
+  static constexpr bool supports = kIsRealOrBool<C>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M values) const { return x == M(0) ? values : static_cast<M>(x > M(0)); }
+  };
+};
+
+// sin(pi x) / (pi x), 1 at 0.
+struct SincOp : FloatingMathOp<ElementwiseOp::kSinc, 1> {
+  static constexpr const char* kName = "sinc";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const {
+      if (x == M(0)) return M(1);
+      const M product = std::numbers::pi_v<M> * x;
+      return std::sin(product) / product;
+    }
+  };
+};
+
+struct LgammaOp : FloatingMathOp<ElementwiseOp::kLgamma, 1> {
+  static constexpr const char* kName = "lgamma";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const { return std::lgamma(x); }
+  };
+};
+
+struct ErfcOp : FloatingMathOp<ElementwiseOp::kErfc, 1> {
+  static constexpr const char* kName = "erfc";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const { return std::erfc(x); }
+  };
+};
+
+// digamma, the derivative of lgamma: ±inf at ±0 (the sign flipped), NaN at
+// negative integers, reflection psi(x) = psi(1 - x) - pi / tan(pi frac(x))
+// below 0, the recurrence psi(x) = psi(x + 1) - 1 / x up to 10, then the
+// asymptotic series ln x - 1/2x - sum B_2k / (2k x^2k) (Abramowitz & Stegun
+// 6.3.18).
+template <typename T>
+T digamma_of(T x) {
+  if (x == T(0)) return std::copysign(std::numeric_limits<T>::infinity(), -x);
+  T result = 0;
+  if (x < T(0)) {
+    if (x == std::trunc(x)) return std::numeric_limits<T>::quiet_NaN();
+    T whole;
+    const T frac = std::modf(x, &whole);
+    result = -std::numbers::pi_v<T> / std::tan(std::numbers::pi_v<T> * frac);
+    x = T(1) - x;
+  }
+  while (x < T(10)) {
+    result -= T(1) / x;
+    x += T(1);
+  }
+  // B_2k / 2k for k = 7 down to 1: the series in z = 1 / x^2, by Horner.
+  constexpr T kCoef[] = {T(1.0 / 12.0), T(-691.0 / 32760.0), T(1.0 / 132.0), T(-1.0 / 240.0),
+                         T(1.0 / 252.0), T(-1.0 / 120.0), T(1.0 / 12.0)};
+  T series = 0;
+  if (x < T(1e17)) {
+    const T z = T(1) / (x * x);
+    T poly = 0;
+    for (const T c : kCoef) poly = poly * z + c;
+    series = z * poly;
+  }
+  return result + std::log(x) - T(0.5) / x - series;
+}
+
+struct DigammaOp : FloatingMathOp<ElementwiseOp::kDigamma, 1> {
+  static constexpr const char* kName = "digamma";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    // float too is computed in double and rounded once: CPU's float digamma
+    // agrees with its double one to an ulp, near the poles included.
+    M operator()(M x) const { return static_cast<M>(digamma_of(static_cast<double>(x))); }
+  };
+};
+
+// The inverse of erf on (-1, 1), ±inf at ±1, NaN outside: Giles' single-
+// precision approximation ("Approximating the erfinv function", GPU Computing
+// Gems, 2011) as the start, then Newton steps on erf(x) - y in double (two
+// for double, one for float), so both are within an ulp or two of CPU's.
+template <typename T>
+T erfinv_of(T y) {
+  if (!(y >= T(-1) && y <= T(1))) return std::numeric_limits<T>::quiet_NaN();
+  if (y == T(1) || y == T(-1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
+  const double yd = static_cast<double>(y);
+  double w = -std::log((1.0 - yd) * (1.0 + yd)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (const double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                           -0.00417768164, 0.246640727, 1.50140941}) {
+      p = c + p * w;
+    }
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (const double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                           0.00943887047, 1.00167406, 2.83297682}) {
+      p = c + p * w;
+    }
+  }
+  double x = p * yd;
+  const double two_over_sqrt_pi = 2.0 / std::sqrt(std::numbers::pi);
+  for (int i = 0; i < (std::is_same_v<T, double> ? 2 : 1); ++i) {
+    x -= (std::erf(x) - yd) / (two_over_sqrt_pi * std::exp(-x * x));
+  }
+  return static_cast<T>(x);
+}
+
+struct ErfinvOp : FloatingMathOp<ElementwiseOp::kErfinv, 1> {
+  static constexpr const char* kName = "erfinv";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x) const { return erfinv_of(x); }
+  };
+};
+
+// args: eps (negative: none). log(x / (1 - x)), x first clamped to
+// [eps, 1 - eps] when eps >= 0 (NaN stays NaN).
+struct LogitOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kLogit;
+  static constexpr const char* kName = "logit";
+  static constexpr int kInputs = 1;
+  static constexpr int kArgs = 1;
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M lo, hi;
+    bool clamp;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : lo(scalar_to<M>(args[0])), hi(M(1) - lo), clamp(lo >= M(0)) {}
+    M operator()(M x) const {
+      if (clamp) x = x < lo ? lo : (x > hi ? hi : x);
+      // CPU's float16/bfloat16 loop rounds 1 - x and the quotient
+      return std::log(round_to<C>(x / round_to<C>(M(1) - x)));
+    }
+  };
+};
+
+// (grad, x), args: eps: grad / (x (1 - x)); outside [eps, 1 - eps] (NaN
+// included) 0 when eps >= 0; outside [0, 1] NaN without eps.
+struct LogitBackwardOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kLogitBackward;
+  static constexpr const char* kName = "logit_backward";
+  static constexpr int kInputs = 2;
+  static constexpr int kArgs = 1;
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M lo, hi;
+    bool clamp;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : lo(scalar_to<M>(args[0])), hi(M(1) - lo), clamp(lo >= M(0)) {}
+    M operator()(M g, M x) const {
+      if (clamp) return (x >= lo && x <= hi) ? g / (x * (M(1) - x)) : M(0);  // NaN: 0
+      return (x < M(0) || x > M(1)) ? std::numeric_limits<M>::quiet_NaN() : g / (x * (M(1) - x));
+    }
+  };
+};
+
+}  // namespace
+
+constinit const OpEntry kLogaddexpEntry = make_entry<LogaddexpOp>();
+constinit const OpEntry kLogaddexp2Entry = make_entry<Logaddexp2Op>();
+constinit const OpEntry kCopysignEntry = make_entry<CopysignOp>();
+constinit const OpEntry kHeavisideEntry = make_entry<HeavisideOp>();
+constinit const OpEntry kSincEntry = make_entry<SincOp>();
+constinit const OpEntry kLgammaEntry = make_entry<LgammaOp>();
+constinit const OpEntry kErfcEntry = make_entry<ErfcOp>();
+constinit const OpEntry kDigammaEntry = make_entry<DigammaOp>();
+constinit const OpEntry kErfinvEntry = make_entry<ErfinvOp>();
+constinit const OpEntry kLogitEntry = make_entry<LogitOp>();
+constinit const OpEntry kLogitBackwardEntry = make_entry<LogitBackwardOp>();
+
+}  // namespace torch_tpu::kernels::ew
