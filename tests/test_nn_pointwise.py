@@ -105,6 +105,26 @@ def test_binary_edges_match_cpu(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATING, ids=str)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_glu_backward_matches_cpu(dtype, dim):
+    x = _inputs(dtype).reshape(8, 8)
+    grad = _inputs(dtype, seed=5).reshape(8, 8).narrow(dim, 0, 4).clone()
+    _check(lambda g, t: aten.glu_backward(g, t, dim), grad, x)
+    out = torch.empty(0, dtype=dtype)
+    _check(lambda g, t, o: aten.glu_backward.grad_input(g, t, dim, grad_input=o), grad, x, out)
+
+
+@pytest.mark.parametrize("dtype", FLOATING, ids=str)
+@pytest.mark.parametrize("channels", [1, 4])
+def test_prelu_backward_matches_cpu(dtype, channels):
+    x = _inputs(dtype).reshape(4, 4, 4)  # (N, C, L): weight broadcast over C
+    weight = _inputs(dtype, seed=6)[:channels].reshape(1, channels, 1).nan_to_num()
+    grad = _inputs(dtype, seed=7).reshape(4, 4, 4)
+    for k in (0, 1):
+        _check(lambda g, t, w: aten._prelu_kernel_backward(g, t, w)[k], grad, x, weight)
+
+
+@pytest.mark.parametrize("dtype", FLOATING, ids=str)
 def test_xlogy_edges_match_cpu(dtype):
     x = _inputs(dtype)
     y = _inputs(dtype, seed=3).flip(0).abs()

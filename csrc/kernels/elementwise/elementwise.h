@@ -148,8 +148,6 @@ namespace torch_tpu::kernels {
   X(Mish, BASE) \
   X(MishBackward, BASE)         /* (grad, x) */ \
   X(Glu, BASE)                  /* (a, b): a * sigmoid(b) */ \
-  X(LogSigmoid, BASE) \
-  X(LogSigmoidBackward, BASE)   /* (x, grad) */ \
   /* --- special functions (kernels/elementwise/special_math.cpp) --- */ \
   X(Logaddexp, BASE) \
   X(Logaddexp2, BASE) \
@@ -161,7 +159,14 @@ namespace torch_tpu::kernels {
   X(Digamma, BASE) \
   X(Erfinv, BASE) \
   X(Logit, BASE)                /* (args: eps; < 0: none) */ \
-  X(LogitBackward, BASE)        /* (grad, x)   (args: eps) */
+  X(LogitBackward, BASE)        /* (grad, x)   (args: eps) */ \
+  /* --- more pointwise nn ops (kernels/elementwise/nn_pointwise.cpp) --- */ \
+  X(LogSigmoid, BASE) \
+  X(LogSigmoidBackward, BASE)   /* (x, grad) */ \
+  X(Prelu, BASE)                /* (x, weight) */ \
+  X(GluBackward, BASE)          /* (sigmoid(b), a, grad) */ \
+  X(PreluBackwardInput, BASE)   /* (x, weight, grad) */ \
+  X(PreluBackwardWeight, BASE)  /* (x, weight, grad) */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,

@@ -429,6 +429,52 @@ struct LogSigmoidBackwardOp : FloatingOp<ElementwiseOp::kLogSigmoidBackward, 2> 
   };
 };
 
+// (x, weight), the weight broadcast over x: x > 0 ? x : weight * x.
+struct PreluOp : FloatingOp<ElementwiseOp::kPrelu, 2> {
+  static constexpr const char* kName = "prelu";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M w) const { return x > M(0) ? x : w * x; }
+  };
+};
+
+// (s, a, grad), s = sigmoid(b) already in grad_input's first half: the
+// second half's gradient (1 - s) * s * a * grad.
+struct GluBackwardOp : FloatingOp<ElementwiseOp::kGluBackward, 3> {
+  static constexpr const char* kName = "glu_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M s, M a, M g) const { return (M(1) - s) * s * a * g; }
+  };
+};
+
+// (x, weight, grad): prelu's gradients, one output each (the stub's one
+// two-output loop runs as two launches): grad_input x > 0 ? grad : weight *
+// grad; grad_weight x > 0 ? 0 : x * grad.
+struct PreluBackwardInputOp : FloatingOp<ElementwiseOp::kPreluBackwardInput, 3> {
+  static constexpr const char* kName = "prelu_backward_input";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M w, M g) const { return x > M(0) ? g : w * g; }
+  };
+};
+
+struct PreluBackwardWeightOp : FloatingOp<ElementwiseOp::kPreluBackwardWeight, 3> {
+  static constexpr const char* kName = "prelu_backward_weight";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M w, M g) const { return x > M(0) ? M(0) : x * g; }
+  };
+};
+
 }  // namespace
 
 constinit const OpEntry kHardswishEntry = make_entry<HardswishOp>();
@@ -457,4 +503,8 @@ constinit const OpEntry kMishBackwardEntry = make_entry<MishBackwardOp>();
 constinit const OpEntry kGluEntry = make_entry<GluOp>();
 constinit const OpEntry kLogSigmoidEntry = make_entry<LogSigmoidOp>();
 constinit const OpEntry kLogSigmoidBackwardEntry = make_entry<LogSigmoidBackwardOp>();
+constinit const OpEntry kPreluEntry = make_entry<PreluOp>();
+constinit const OpEntry kGluBackwardEntry = make_entry<GluBackwardOp>();
+constinit const OpEntry kPreluBackwardInputEntry = make_entry<PreluBackwardInputOp>();
+constinit const OpEntry kPreluBackwardWeightEntry = make_entry<PreluBackwardWeightOp>();
 }  // namespace torch_tpu::kernels::ew

@@ -22,7 +22,8 @@ void pow_tensor_scalar_kernel(at::TensorIteratorBase& iter, const c10::Scalar& e
   if (at::isIntegralType(compute, /*includeBool=*/false) || compute == at::kHalf || compute == at::kBFloat16) {
     (void)scalar_arg(exp, compute);
   }
-  run_elementwise(iter, ElementwiseOp::kPowScalar, compute, "pow_tensor_scalar_stub", {raw_scalar_arg(exp)});
+  // the exponent exactly as given: the kernel special-cases some values
+  run_elementwise(iter, ElementwiseOp::kPowScalar, compute, "pow_tensor_scalar_stub", {scalar_value(exp)});
 }
 
 }  // namespace torch_tpu::aten

@@ -13,18 +13,6 @@
 
 namespace torch_tpu::aten {
 
-// A Scalar as it is (no conversion to the compute dtype), for kernels that
-// look at its exact value (pow's exponent special cases).
-inline kernels::ScalarArg raw_scalar_arg(const c10::Scalar& s) {
-  if (s.isBoolean()) return kernels::ScalarArg::from_bool(s.toBool());
-  if (s.isIntegral(/*includeBool=*/false)) return kernels::ScalarArg::from_int(s.toLong());
-  if (s.isComplex()) {
-    const c10::complex<double> z = s.toComplexDouble();
-    return kernels::ScalarArg::from_complex(z.real(), z.imag());
-  }
-  return kernels::ScalarArg::from_double(s.toDouble());
-}
-
 // A scalar of a float16/bfloat16 op that CPU reads as float (value.to<float>()),
 // else converted to the compute dtype (value.to<scalar_t>()).
 inline kernels::ScalarArg opmath_scalar_arg(const c10::Scalar& s, at::ScalarType compute) {

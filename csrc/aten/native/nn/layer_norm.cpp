@@ -18,7 +18,7 @@
 namespace torch_tpu::aten {
 namespace {
 
-void check_same_device(const at::Tensor& ref, const at::Tensor& t, const char* what) {
+void check_layer_norm_device(const at::Tensor& ref, const at::Tensor& t, const char* what) {
   TORCH_CHECK(!t.defined() || t.device() == ref.device(), "native_layer_norm: expected ", what,
               " on ", ref.device(), ", got ", t.device());
 }
@@ -40,8 +40,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(
   const bool mixed = at::native::is_mixed_type(input, weight, bias);
   if (mixed) at::native::check_mixed_data_type(input, weight, bias);
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
-  check_same_device(input, weight, "weight");
-  check_same_device(input, bias, "bias");
+  check_layer_norm_device(input, weight, "weight");
+  check_layer_norm_device(input, bias, "bias");
   TORCH_CHECK(!weight.defined() || !bias.defined() || weight.scalar_type() == bias.scalar_type(),
               "mixed dtype (CPU): expect parameter to have scalar type of Float");
 
@@ -83,7 +83,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
   const at::Tensor& bias = value_or_undefined(bias_opt);
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
   for (const at::Tensor* t : {&grad_out, &mean, &rstd, &weight, &bias}) {
-    check_same_device(input, *t, "all tensors");
+    check_layer_norm_device(input, *t, "all tensors");
   }
   TORCH_CHECK(grad_out.sizes() == input.sizes(), "native_layer_norm_backward: grad_out of shape ",
               grad_out.sizes(), " does not match input of shape ", input.sizes());
