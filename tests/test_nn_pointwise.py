@@ -124,6 +124,29 @@ def test_prelu_backward_matches_cpu(dtype, channels):
         _check(lambda g, t, w: aten._prelu_kernel_backward(g, t, w)[k], grad, x, weight)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("reduction", [0, 1, 2], ids=["none", "mean", "sum"])
+@pytest.mark.parametrize("dtype", FLOATING, ids=str)
+def test_binary_cross_entropy_backward_matches_cpu(dtype, reduction, weighted):
+    g = torch.Generator().manual_seed(8)
+    x = torch.cat([torch.tensor([0.0, 1.0, 1e-30, 0.5]), torch.rand(60, generator=g)]).to(dtype)
+    t = torch.cat([torch.tensor([0.0, 1.0, 1.0, 0.25]), torch.rand(60, generator=g)]).to(dtype)
+    grad = torch.randn(64, generator=g).to(dtype) if reduction == 0 else torch.tensor(0.5, dtype=dtype)
+    w = torch.rand(64, generator=g).to(dtype) if weighted else None
+    _check(lambda gr, a, b, *ws: aten.binary_cross_entropy_backward(gr, a, b, ws[0] if ws else None, reduction),
+           grad, x, t, *([w] if weighted else []))
+    _check(lambda a, b, *ws: aten.binary_cross_entropy(a, b, ws[0] if ws else None, reduction),
+           x, t, *([w] if weighted else []))
+
+
+def test_binary_cross_entropy_rejects_inputs_outside_0_1_as_cpu():
+    x, t = torch.tensor([0.5, 1.5]), torch.tensor([0.0, 1.0])
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        torch.nn.functional.binary_cross_entropy(x, t)
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        torch.nn.functional.binary_cross_entropy(x.to("tpu"), t.to("tpu"))
+
+
 @pytest.mark.parametrize("dtype", FLOATING, ids=str)
 def test_xlogy_edges_match_cpu(dtype):
     x = _inputs(dtype)

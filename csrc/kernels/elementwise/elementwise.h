@@ -166,7 +166,9 @@ namespace torch_tpu::kernels {
   X(Prelu, BASE)                /* (x, weight) */ \
   X(GluBackward, BASE)          /* (sigmoid(b), a, grad) */ \
   X(PreluBackwardInput, BASE)   /* (x, weight, grad) */ \
-  X(PreluBackwardWeight, BASE)  /* (x, weight, grad) */
+  X(PreluBackwardWeight, BASE)  /* (x, weight, grad) */ \
+  X(BinaryCrossEntropy, BASE)   /* (x, target) */ \
+  X(BinaryCrossEntropyBackward, BASE)  /* (x, target, grad) */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,

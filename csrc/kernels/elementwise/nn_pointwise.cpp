@@ -475,6 +475,42 @@ struct PreluBackwardWeightOp : FloatingOp<ElementwiseOp::kPreluBackwardWeight, 3
   };
 };
 
+// (x, t): (t - 1) * max(log1p(-x), -100) - t * max(log(x), -100), every
+// step rounded to the compute dtype (float16/bfloat16), as CPU's loop does.
+struct BinaryCrossEntropyOp : FloatingOp<ElementwiseOp::kBinaryCrossEntropy, 2> {
+  static constexpr const char* kName = "binary_cross_entropy";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M x, M t) const {
+      M log_1mx = round_to<C>(log1p_of(-x));
+      M log_x = round_to<C>(log_of(x));
+      log_1mx = log_1mx < M(-100) ? M(-100) : log_1mx;
+      log_x = log_x < M(-100) ? M(-100) : log_x;
+      return round_to<C>(round_to<C>(t - M(1)) * log_1mx) - round_to<C>(t * log_x);
+    }
+  };
+};
+
+// (x, t, grad): grad * (x - t) / max((1 - x) * x, 1e-12).
+struct BinaryCrossEntropyBackwardOp : FloatingOp<ElementwiseOp::kBinaryCrossEntropyBackward, 3> {
+  static constexpr const char* kName = "binary_cross_entropy_backward";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    // CPU computes in the compute dtype, rounding every step (float16,
+    // bfloat16): the 1e-12 floor even rounds to 0 in float16, so x = 0 or 1
+    // gives 0 / 0 there, as on CPU.
+    M operator()(M x, M t, M g) const {
+      const M eps = round_to<C>(M(1e-12));
+      const M d = round_to<C>(round_to<C>(M(1) - x) * x);
+      return round_to<C>(g * round_to<C>(x - t)) / (d < eps ? eps : d);
+    }
+  };
+};
+
 }  // namespace
 
 constinit const OpEntry kHardswishEntry = make_entry<HardswishOp>();
@@ -507,4 +543,6 @@ constinit const OpEntry kPreluEntry = make_entry<PreluOp>();
 constinit const OpEntry kGluBackwardEntry = make_entry<GluBackwardOp>();
 constinit const OpEntry kPreluBackwardInputEntry = make_entry<PreluBackwardInputOp>();
 constinit const OpEntry kPreluBackwardWeightEntry = make_entry<PreluBackwardWeightOp>();
+constinit const OpEntry kBinaryCrossEntropyEntry = make_entry<BinaryCrossEntropyOp>();
+constinit const OpEntry kBinaryCrossEntropyBackwardEntry = make_entry<BinaryCrossEntropyBackwardOp>();
 }  // namespace torch_tpu::kernels::ew
