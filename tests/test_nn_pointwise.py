@@ -153,3 +153,15 @@ def test_xlogy_edges_match_cpu(dtype):
     y = _inputs(dtype, seed=3).flip(0).abs()
     _check(torch.xlogy, x, y)
     _check(torch.xlogy, torch.zeros_like(x), _inputs(dtype))  # 0 * log(anything but NaN) is 0
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int64], ids=str)
+def test_signbit_and_nan_to_num_of_integers_match_cpu(dtype):
+    # ATen answers these without the stub (signbit: false for unsigned and
+    # bool; nan_to_num: a copy), so the generated tests, which check that the
+    # stub kernel ran, leave them out.
+    x = torch.tensor([0, 1, 5, 7], dtype=dtype) if dtype in (torch.bool, torch.uint8) else \
+        torch.tensor([-3, 0, 2, -1], dtype=dtype)
+    _check(torch.signbit, x)
+    _check(torch.nan_to_num, x)
+

@@ -168,7 +168,9 @@ namespace torch_tpu::kernels {
   X(PreluBackwardInput, BASE)   /* (x, weight, grad) */ \
   X(PreluBackwardWeight, BASE)  /* (x, weight, grad) */ \
   X(BinaryCrossEntropy, BASE)   /* (x, target) */ \
-  X(BinaryCrossEntropyBackward, BASE)  /* (x, target, grad) */
+  X(BinaryCrossEntropyBackward, BASE)  /* (x, target, grad) */ \
+  X(Signbit, BASE)              /* -> bool */ \
+  X(NanToNum, BASE)             /* (args: nan, posinf, neginf) */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,

@@ -259,6 +259,54 @@ struct LogitBackwardOp : OpTraits {
   };
 };
 
+// The sign bit, as bool: floats' own bit (-0.0 and -NaN included), x < 0
+// for signed integers, false for unsigned ones and bool.
+struct SignbitOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kSignbit;
+  static constexpr const char* kName = "signbit";
+  static constexpr int kInputs = 1;
+  template <typename C>
+  static constexpr bool supports = kIsRealOrBool<C>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    bool operator()(M x) const {
+      if constexpr (std::is_floating_point_v<M>) {
+        return std::signbit(x);
+      } else if constexpr (std::is_signed_v<M>) {
+        return x < M(0);
+      } else {
+        return false;
+      }
+    }
+  };
+};
+
+// args: nan, posinf, neginf (the glue fills in the dtype's defaults: 0, its
+// largest and its lowest finite value): x with NaN and infinities replaced.
+struct NanToNumOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kNanToNum;
+  static constexpr const char* kName = "nan_to_num";
+  static constexpr int kInputs = 1;
+  static constexpr int kArgs = 3;
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M nan, posinf, neginf;
+    explicit Fn(const std::vector<ScalarArg>& args)
+        : nan(scalar_to<M>(args[0])), posinf(scalar_to<M>(args[1])), neginf(scalar_to<M>(args[2])) {}
+    M operator()(M x) const {
+      if (x != x) return nan;
+      if (x == std::numeric_limits<M>::infinity()) return posinf;
+      if (x == -std::numeric_limits<M>::infinity()) return neginf;
+      return x;
+    }
+  };
+};
+
 }  // namespace
 
 constinit const OpEntry kLogaddexpEntry = make_entry<LogaddexpOp>();
@@ -272,5 +320,7 @@ constinit const OpEntry kDigammaEntry = make_entry<DigammaOp>();
 constinit const OpEntry kErfinvEntry = make_entry<ErfinvOp>();
 constinit const OpEntry kLogitEntry = make_entry<LogitOp>();
 constinit const OpEntry kLogitBackwardEntry = make_entry<LogitBackwardOp>();
+constinit const OpEntry kSignbitEntry = make_entry<SignbitOp>();
+constinit const OpEntry kNanToNumEntry = make_entry<NanToNumOp>();
 
 }  // namespace torch_tpu::kernels::ew
