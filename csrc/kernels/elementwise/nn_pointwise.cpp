@@ -152,9 +152,12 @@ struct SoftplusOp : FloatingOp<ElementwiseOp::kSoftplus, 1, 2> {
     M beta, threshold;
     explicit Fn(const std::vector<ScalarArg>& args)
         : beta(scalar_to<M>(args[0])), threshold(scalar_to<M>(args[1])) {}
+    // Both sides computed, then selected: a division under the condition
+    // kept GCC from vectorizing the loop (3.6x CPU's time; now a select).
     M operator()(M x) const {
       const M xb = x * beta;
-      return xb > threshold ? x : log1p_of(exp_of(xb)) / beta;
+      const M soft = log1p_of(exp_of(xb)) / beta;
+      return xb > threshold ? x : soft;
     }
   };
 };
@@ -171,7 +174,8 @@ struct SoftplusBackwardOp : FloatingOp<ElementwiseOp::kSoftplusBackward, 2, 2> {
     M operator()(M g, M x) const {
       const M xb = x * beta;
       const M z = exp_of(xb);
-      return xb > threshold ? g : g * z / (z + M(1));
+      const M soft = g * z / (z + M(1));  // computed unconditionally: see SoftplusOp
+      return xb > threshold ? g : soft;
     }
   };
 };
