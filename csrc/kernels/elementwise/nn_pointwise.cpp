@@ -13,22 +13,11 @@
 
 #include <cmath>
 
-#include "kernels/common/vec_math.h"
 #include "kernels/elementwise/binary_math.h"
-#include "kernels/elementwise/unary.h"
+#include "kernels/elementwise/float_math.h"
 
 namespace torch_tpu::kernels::ew {
 namespace {
-
-// The ops below: floating compute dtypes, kInputs inputs, kArgs scalars.
-template <ElementwiseOp kO, int kIn, int kA = 0>
-struct FloatingOp : OpTraits {
-  static constexpr ElementwiseOp kOp = kO;
-  static constexpr int kInputs = kIn;
-  static constexpr int kArgs = kA;
-  template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
-};
 
 // A scalar as CPU's `s.to<scalar_t>()`: rounded to the compute dtype C, then
 // widened to opmath M.
@@ -36,18 +25,6 @@ template <typename C, typename M>
 M as_compute(const ScalarArg& s) {
   return to_buffer<M>(scalar_to<C>(s));
 }
-
-inline float exp_of(float x) { return vmath::exp_f(x); }
-inline double exp_of(double x) { return std::exp(x); }
-inline float log1p_of(float x) { return vmath::log1p_f(x); }
-inline double log1p_of(double x) { return std::log1p(x); }
-inline float log_of(float x) { return vmath::log_f(x); }
-inline double log_of(double x) { return std::log(x); }
-
-inline float expm1_of(float x) { return vmath::expm1_f(x); }
-inline double expm1_of(double x) { return std::expm1(x); }
-inline float tanh_of(float x) { return vmath::tanh_f(x); }
-inline double tanh_of(double x) { return std::tanh(x); }
 
 // min(max(x + 3, 0), 6), NaN propagating (CPU's vec::minimum/maximum).
 template <typename M>

@@ -10,31 +10,15 @@
 #include <limits>
 #include <numbers>
 
-#include "kernels/common/vec_math.h"
 #include "kernels/elementwise/binary_math.h"
-#include "kernels/elementwise/unary.h"
+#include "kernels/elementwise/float_math.h"
 
 namespace torch_tpu::kernels::ew {
 namespace {
 
-template <ElementwiseOp kO, int kIn>
-struct FloatingMathOp : OpTraits {
-  static constexpr ElementwiseOp kOp = kO;
-  static constexpr int kInputs = kIn;
-  template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
-};
-
-inline float exp_of(float x) { return vmath::exp_f(x); }
-inline double exp_of(double x) { return std::exp(x); }
-inline float exp2_of(float x) { return vmath::exp2_f(x); }
-inline double exp2_of(double x) { return std::exp2(x); }
-inline float log1p_of(float x) { return vmath::log1p_f(x); }
-inline double log1p_of(double x) { return std::log1p(x); }
-
 // log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities give themselves
 // (their difference would be NaN).
-struct LogaddexpOp : FloatingMathOp<ElementwiseOp::kLogaddexp, 2> {
+struct LogaddexpOp : FloatingOp<ElementwiseOp::kLogaddexp, 2> {
   static constexpr const char* kName = "logaddexp";
   template <typename C>
   struct Fn {
@@ -49,7 +33,7 @@ struct LogaddexpOp : FloatingMathOp<ElementwiseOp::kLogaddexp, 2> {
 };
 
 // log2(2^a + 2^b) = max + log1p(2^-|a - b|) / ln 2.
-struct Logaddexp2Op : FloatingMathOp<ElementwiseOp::kLogaddexp2, 2> {
+struct Logaddexp2Op : FloatingOp<ElementwiseOp::kLogaddexp2, 2> {
   static constexpr const char* kName = "logaddexp2";
   template <typename C>
   struct Fn {
@@ -64,7 +48,7 @@ struct Logaddexp2Op : FloatingMathOp<ElementwiseOp::kLogaddexp2, 2> {
 };
 
 // |a| with b's sign bit (NaN signs included), exact in every float dtype.
-struct CopysignOp : FloatingMathOp<ElementwiseOp::kCopysign, 2> {
+struct CopysignOp : FloatingOp<ElementwiseOp::kCopysign, 2> {
   static constexpr const char* kName = "copysign";
   template <typename C>
   struct Fn {
@@ -90,7 +74,7 @@ struct HeavisideOp : OpTraits {
 };
 
 // sin(pi x) / (pi x), 1 at 0.
-struct SincOp : FloatingMathOp<ElementwiseOp::kSinc, 1> {
+struct SincOp : FloatingOp<ElementwiseOp::kSinc, 1> {
   static constexpr const char* kName = "sinc";
   template <typename C>
   struct Fn {
@@ -104,7 +88,7 @@ struct SincOp : FloatingMathOp<ElementwiseOp::kSinc, 1> {
   };
 };
 
-struct LgammaOp : FloatingMathOp<ElementwiseOp::kLgamma, 1> {
+struct LgammaOp : FloatingOp<ElementwiseOp::kLgamma, 1> {
   static constexpr const char* kName = "lgamma";
   template <typename C>
   struct Fn {
@@ -114,7 +98,7 @@ struct LgammaOp : FloatingMathOp<ElementwiseOp::kLgamma, 1> {
   };
 };
 
-struct ErfcOp : FloatingMathOp<ElementwiseOp::kErfc, 1> {
+struct ErfcOp : FloatingOp<ElementwiseOp::kErfc, 1> {
   static constexpr const char* kName = "erfc";
   template <typename C>
   struct Fn {
@@ -157,7 +141,7 @@ T digamma_of(T x) {
   return result + std::log(x) - T(0.5) / x - series;
 }
 
-struct DigammaOp : FloatingMathOp<ElementwiseOp::kDigamma, 1> {
+struct DigammaOp : FloatingOp<ElementwiseOp::kDigamma, 1> {
   static constexpr const char* kName = "digamma";
   template <typename C>
   struct Fn {
@@ -202,7 +186,7 @@ T erfinv_of(T y) {
   return static_cast<T>(x);
 }
 
-struct ErfinvOp : FloatingMathOp<ElementwiseOp::kErfinv, 1> {
+struct ErfinvOp : FloatingOp<ElementwiseOp::kErfinv, 1> {
   static constexpr const char* kName = "erfinv";
   template <typename C>
   struct Fn {
@@ -214,13 +198,8 @@ struct ErfinvOp : FloatingMathOp<ElementwiseOp::kErfinv, 1> {
 
 // args: eps (negative: none). log(x / (1 - x)), x first clamped to
 // [eps, 1 - eps] when eps >= 0 (NaN stays NaN).
-struct LogitOp : OpTraits {
-  static constexpr ElementwiseOp kOp = ElementwiseOp::kLogit;
+struct LogitOp : FloatingOp<ElementwiseOp::kLogit, 1, 1> {
   static constexpr const char* kName = "logit";
-  static constexpr int kInputs = 1;
-  static constexpr int kArgs = 1;
-  template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
@@ -238,13 +217,8 @@ struct LogitOp : OpTraits {
 
 // (grad, x), args: eps: grad / (x (1 - x)); outside [eps, 1 - eps] (NaN
 // included) 0 when eps >= 0; outside [0, 1] NaN without eps.
-struct LogitBackwardOp : OpTraits {
-  static constexpr ElementwiseOp kOp = ElementwiseOp::kLogitBackward;
+struct LogitBackwardOp : FloatingOp<ElementwiseOp::kLogitBackward, 2, 1> {
   static constexpr const char* kName = "logit_backward";
-  static constexpr int kInputs = 2;
-  static constexpr int kArgs = 1;
-  template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
@@ -285,13 +259,8 @@ struct SignbitOp : OpTraits {
 
 // args: nan, posinf, neginf (the glue fills in the dtype's defaults: 0, its
 // largest and its lowest finite value): x with NaN and infinities replaced.
-struct NanToNumOp : OpTraits {
-  static constexpr ElementwiseOp kOp = ElementwiseOp::kNanToNum;
+struct NanToNumOp : FloatingOp<ElementwiseOp::kNanToNum, 1, 3> {
   static constexpr const char* kName = "nan_to_num";
-  static constexpr int kInputs = 1;
-  static constexpr int kArgs = 3;
-  template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
