@@ -59,6 +59,18 @@ def run() -> list:
     rows.append(_row("scatter_add (8192,768) into 50257 rows",
                      lambda: grad_t.scatter_add_(0, ids_t.view(-1, 1).expand(-1, 768), upd_t),
                      lambda: grad.scatter_add_(0, ids.view(-1, 1).expand(-1, 768), upd)))
+    rows.append(_row("index_add_ 8192 rows of 768 into 50257",
+                     lambda: grad_t.index_add_(0, ids_t, upd_t), lambda: grad.index_add_(0, ids, upd)))
+    cols = torch.randint(0, 1024, (256,), generator=g)
+    cols_t = cols.to("tpu")
+    rows.append(_row("index_copy_ 256 columns of (8192,1024)",
+                     lambda: logits_t.index_copy_(1, cols_t, logits_t[:, :256].clone()),
+                     lambda: logits.index_copy_(1, cols, logits[:, :256].clone())))
+    rows.append(_row("index_fill_ 256 columns of (8192,1024)",
+                     lambda: logits_t.index_fill_(1, cols_t, 0.0), lambda: logits.index_fill_(1, cols, 0.0)))
+    flat = torch.randint(0, 8192 * 1024, (1 << 20,), generator=g)
+    flat_t = flat.to("tpu")
+    rows.append(_row("take 1M of (8192,1024)", lambda: logits_t.take(flat_t), lambda: logits.take(flat)))
     rows.append(_row("arange 1M", lambda: torch.arange(1 << 20, device="tpu"), lambda: torch.arange(1 << 20)))
     return rows
 

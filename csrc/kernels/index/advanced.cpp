@@ -19,6 +19,7 @@ struct Indexer {
   std::vector<bool> is32;
   const std::vector<int64_t>* sizes = nullptr;
   const std::vector<int64_t>* strides = nullptr;
+  const IndexBounds* bounds = &kAdvancedIndexBounds;
 
   // Byte offset for the element whose index operands sit at offs[2...].
   int64_t offset(const ElementwiseDesc& d, const int64_t* offs, int64_t j, const DynLayout& L) const {
@@ -26,13 +27,7 @@ struct Indexer {
     for (int k = 0; k < nidx; ++k) {
       const char* p = static_cast<const char*>(d.operands[2 + k].data) + offs[2 + k] +
                       j * L.strides[2 + k][L.ndim() - 1];
-      int64_t v = load_index(p, is32[k]);
-      const int64_t size = (*sizes)[k];
-      if (v < -size || v >= size) {
-        throw_index_error("index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(k) +
-                          " with size " + std::to_string(size));
-      }
-      if (v < 0) v += size;
+      const int64_t v = bounds->check(load_index(p, is32[k]), (*sizes)[k], k);
       total += v * (*strides)[k];
     }
     return total;
@@ -146,8 +141,9 @@ void index_gather(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_
 bool index_put_accumulate_supports(DType) { return true; }
 
 void index_put(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_sizes,
-               const std::vector<int64_t>& indexed_strides, bool accumulate) {
-  const Indexer ix = make_indexer(d, indexed_sizes, indexed_strides);
+               const std::vector<int64_t>& indexed_strides, bool accumulate, const IndexBounds& bounds) {
+  Indexer ix = make_indexer(d, indexed_sizes, indexed_strides);
+  ix.bounds = &bounds;
   if (d.operands[0].dtype != d.operands[1].dtype) throw std::invalid_argument("index_put: dtypes differ");
   if (d.numel() == 0) return;
   if (!accumulate) {

@@ -28,6 +28,32 @@ inline constexpr const char kIndexErrorTag[] = "[IndexError] ";
 [[noreturn]] void throw_index_error(const std::string& message);
 [[noreturn]] void throw_data_error(const std::string& message);
 
+// How a kernel checks an index against the size of the dimension it selects,
+// and how it reports one out of range: each op keeps CPU's error type and
+// wording. The strings are static (string literals): kernels run later.
+struct IndexBounds {
+  bool wrap_negative = false;     // accept [-size, size), negatives from the end
+  bool index_error = false;       // IndexError, else RuntimeError
+  // Set: the whole message (index_add's "index out of range in self"). Else
+  // prefix + "index i is out of bounds for dimension d with size s".
+  const char* message = nullptr;
+  const char* prefix = "";
+  int64_t dim = -1;               // d in that message; -1: the kernel's own dim
+
+  // Wraps k (when allowed) or throws; `dim` names the dimension otherwise.
+  int64_t check(int64_t k, int64_t size, int64_t own_dim) const {
+    if (k >= 0 && k < size) return k;
+    if (wrap_negative && k < 0 && k >= -size) return k + size;
+    fail(k, size, own_dim);
+  }
+  [[noreturn]] void fail(int64_t k, int64_t size, int64_t own_dim) const;
+};
+
+// scatter/gather: RuntimeError, no wrapping (CPU's scatter_gather checks).
+inline constexpr IndexBounds kScatterBounds{};
+// advanced indexing (index, index_put): IndexError, negatives wrap.
+inline constexpr IndexBounds kAdvancedIndexBounds{true, true, nullptr, "", -1};
+
 // out.select(dim, i) = self.select(dim, index[i]) for i < index.numel().
 // out and self have the same dtype and rank; out.sizes[dim] == index.numel();
 // index is int32 or int64 with at most one dimension. An index outside
@@ -50,13 +76,20 @@ enum class ScatterOp : int8_t {
   kMul,     // prod, "multiply"
   kMax,     // amax (NaN propagates)
   kMin,     // amin
+  kAddScaled,  // index_add with alpha: self += alpha * src, alpha in the compute type
 };
 bool scatter_supports(ScatterOp op, DType dtype);  // max/min: not complex
 
 // self[p with p[dim] = index[p]] (op)= src[p]. With src == nullptr the
 // element `value` (dtype_size(self.dtype) bytes, in self's dtype) is used.
+// kAddScaled needs src; `value` is then alpha in the compute type (float for
+// float16/bfloat16, bool for bool, else self's dtype), as CPU's add kernel
+// scales each element before the add, rounding once.
+// The index_* ops (index_add/copy/fill/reduce) are scatters along dim whose
+// index is a vector expanded (stride 0) over the other dims; `bounds` gives
+// each op CPU's wording.
 void scatter(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
-             const void* value, ScatterOp op);
+             const void* value, ScatterOp op, const IndexBounds& bounds = kScatterBounds);
 
 // ---- advanced indexing (ATen's index_stub / index_put_stub) ---------------
 // d is TensorIterator-shaped: operands[0] the destination, operands[1] the
@@ -75,8 +108,18 @@ void index_gather(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_
 // indices...}. Accumulation runs serially in iteration order (deterministic,
 // like CPU); a plain put runs on all cores (duplicates: one of them wins).
 void index_put(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_sizes,
-               const std::vector<int64_t>& indexed_strides, bool accumulate);
+               const std::vector<int64_t>& indexed_strides, bool accumulate,
+               const IndexBounds& bounds = kAdvancedIndexBounds);
 bool index_put_accumulate_supports(DType dtype);
+
+// ---- take / put_ (flat indices into self, ATen's take_stub / put_stub) ------
+// d: take {out, index}, put {source, index}; index is int64, in
+// [-numel, numel) of self (negatives wrap), else an IndexError "out of
+// range: tried to access index i on a tensor of n elements." (CPU's). self
+// may be strided: a flat index counts its elements in row-major order. put
+// with accumulate runs serially in iteration order (deterministic, as CPU).
+enum class TakePut : int8_t { kTake, kPut, kPutAccumulate };
+void take_put(const ElementwiseDesc& d, const TensorDesc& self, TakePut mode);
 
 // ---- masked_fill ------------------------------------------------------------
 // operands {self, mask (bool)}: self = mask ? value : self. `value` is one

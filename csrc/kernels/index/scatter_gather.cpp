@@ -57,10 +57,6 @@ Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDes
 }
 
 
-[[noreturn]] void out_of_bounds(int64_t idx, int64_t dim, int64_t size) {
-  throw_data_error("index " + std::to_string(idx) + " is out of bounds for dimension " + std::to_string(dim) +
-                   " with size " + std::to_string(size));
-}
 
 // Runs elem(index_row, other_row, self_row, j) for every position j along
 // dim of every row (a row: one position of the other dims). A row belongs to
@@ -78,7 +74,7 @@ Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDes
 // done a contiguous run per j: run(other_run, self_run, count).
 template <typename T, typename I, typename Elem, typename Run>
 void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, int64_t other_dim_stride,
-              Elem&& elem, Run&& run) {
+              const IndexBounds& bounds, Elem&& elem, Run&& run) {
   constexpr int64_t kTile = 256;
   const int64_t grain = std::max<int64_t>(1, grain_elements(sizeof(T)) / std::max<int64_t>(1, p.row_len));
   const I* ib = static_cast<const I*>(index.data);
@@ -114,8 +110,7 @@ void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, i
       if (uniform) {
         const I* ip = ib + ioff[0];
         for (int64_t j = 0; j < p.row_len; ++j) {
-          const int64_t k = static_cast<int64_t>(ip[j * p.L.strides[0].back()]);
-          if (k < 0 || k >= p.self_dim_size) out_of_bounds(k, p.dim, p.self_dim_size);
+          const int64_t k = bounds.check(static_cast<int64_t>(ip[j * p.L.strides[0].back()]), p.self_dim_size, p.dim);
           run(ob ? ob + ooff[0] + j * other_dim_stride : nullptr, sb + soff[0] + k * p.self_dim_stride, c);
         }
         continue;
@@ -133,10 +128,9 @@ void gather_typed(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
   const int64_t is = p.L.strides[0].back(), os = p.L.strides[1].back();
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
   run_rows<T, I>(
-      p, index, out.data, self.data, os,
+      p, index, out.data, self.data, os, kScatterBounds,
       [&](const I* ip, T* op, T* sp, int64_t j) {
-        const int64_t k = static_cast<int64_t>(ip[j * is]);
-        if (k < 0 || k >= size) out_of_bounds(k, dim, size);
+        const int64_t k = kScatterBounds.check(static_cast<int64_t>(ip[j * is]), size, dim);
         op[j * os] = sp[k * ss];
       },
       [](T* __restrict op, const T* __restrict sp, int64_t c) {
@@ -144,26 +138,44 @@ void gather_typed(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
       });
 }
 
+// self += alpha * src in the compute type, rounded once (CPU's add with alpha).
+template <typename T>
+inline void add_scaled(T* self, T src, typename Arith<T>::C alpha) {
+  using A = Arith<T>;
+  *self = A::store(add_c(A::load(*self), mul_c(A::load(src), alpha)));
+}
+
 template <ScatterOp Op, typename T, typename I>
 void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
-                   const void* value) {
+                   const void* value, const IndexBounds& bounds) {
   const Plan p = make_plan(index, src, self, dim);
   const int64_t is = p.L.strides[0].back(), srs = p.L.strides[1].back();
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
   T v{};
-  if (!src) std::memcpy(&v, value, sizeof(T));
+  typename Arith<T>::C alpha{};
+  if constexpr (Op == ScatterOp::kAddScaled) {
+    std::memcpy(&alpha, value, sizeof(alpha));
+  } else if (!src) {
+    std::memcpy(&v, value, sizeof(T));
+  }
+  auto apply = [&](T* dst, T x) {
+    if constexpr (Op == ScatterOp::kAddScaled) {
+      add_scaled(dst, x, alpha);
+    } else {
+      combine<Op>(dst, x);
+    }
+  };
   run_rows<T, I>(
-      p, index, src ? src->data : nullptr, self.data, srs,
+      p, index, src ? src->data : nullptr, self.data, srs, bounds,
       [&](const I* ip, T* srp, T* sp, int64_t j) {
-        const int64_t k = static_cast<int64_t>(ip[j * is]);
-        if (k < 0 || k >= size) out_of_bounds(k, dim, size);
-        combine<Op>(sp + k * ss, srp ? srp[j * srs] : v);
+        const int64_t k = bounds.check(static_cast<int64_t>(ip[j * is]), size, dim);
+        apply(sp + k * ss, srp ? srp[j * srs] : v);
       },
       [&](const T* __restrict srp, T* __restrict sp, int64_t c) {
         if (srp) {
-          for (int64_t t = 0; t < c; ++t) combine<Op>(sp + t, srp[t]);
+          for (int64_t t = 0; t < c; ++t) apply(sp + t, srp[t]);
         } else {
-          for (int64_t t = 0; t < c; ++t) combine<Op>(sp + t, v);
+          for (int64_t t = 0; t < c; ++t) apply(sp + t, v);
         }
       });
 }
@@ -189,24 +201,25 @@ void check_dims(const TensorDesc& self, int64_t dim, const TensorDesc& index) {
 
 template <typename I>
 void scatter_dispatch(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
-                      const void* value, ScatterOp op) {
+                      const void* value, ScatterOp op, const IndexBounds& b) {
   if (op == ScatterOp::kAssign) {
     visit_element_size(dtype_size(self.dtype), [&](auto tag) {
-      scatter_typed<ScatterOp::kAssign, typename decltype(tag)::type, I>(self, dim, index, src, value);
+      scatter_typed<ScatterOp::kAssign, typename decltype(tag)::type, I>(self, dim, index, src, value, b);
     });
     return;
   }
   visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (op) {
-      case ScatterOp::kAdd: return scatter_typed<ScatterOp::kAdd, T, I>(self, dim, index, src, value);
-      case ScatterOp::kMul: return scatter_typed<ScatterOp::kMul, T, I>(self, dim, index, src, value);
+      case ScatterOp::kAdd: return scatter_typed<ScatterOp::kAdd, T, I>(self, dim, index, src, value, b);
+      case ScatterOp::kMul: return scatter_typed<ScatterOp::kMul, T, I>(self, dim, index, src, value, b);
       case ScatterOp::kMax:
-        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMax, T, I>(self, dim, index, src, value);
+        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMax, T, I>(self, dim, index, src, value, b);
         break;
       case ScatterOp::kMin:
-        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMin, T, I>(self, dim, index, src, value);
+        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMin, T, I>(self, dim, index, src, value, b);
         break;
+      case ScatterOp::kAddScaled: return scatter_typed<ScatterOp::kAddScaled, T, I>(self, dim, index, src, value, b);
       case ScatterOp::kAssign: break;
     }
   });
@@ -239,7 +252,7 @@ bool scatter_supports(ScatterOp op, DType dtype) {
 }
 
 void scatter(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
-             const void* value, ScatterOp op) {
+             const void* value, ScatterOp op, const IndexBounds& bounds) {
   check_dims(self, dim, index);
   if (src) {
     check(*src, "src");
@@ -254,9 +267,9 @@ void scatter(const TensorDesc& self, int64_t dim, const TensorDesc& index, const
   }
   if (index.numel() == 0) return;
   if (index.dtype == DType::kInt32) {
-    scatter_dispatch<int32_t>(self, dim, index, src, value, op);
+    scatter_dispatch<int32_t>(self, dim, index, src, value, op, bounds);
   } else {
-    scatter_dispatch<int64_t>(self, dim, index, src, value, op);
+    scatter_dispatch<int64_t>(self, dim, index, src, value, op, bounds);
   }
 }
 

@@ -20,6 +20,16 @@ namespace torch_tpu::kernels {
 
 [[noreturn]] void throw_data_error(const std::string& message) { throw std::runtime_error(message); }
 
+void IndexBounds::fail(int64_t k, int64_t size, int64_t own_dim) const {
+  const std::string text = message ? std::string(message)
+                                   : std::string(prefix) + "index " + std::to_string(k) +
+                                         " is out of bounds for dimension " +
+                                         std::to_string(dim >= 0 ? dim : own_dim) + " with size " +
+                                         std::to_string(size);
+  if (index_error) throw_index_error(text);
+  throw_data_error(text);
+}
+
 namespace {
 
 // The trailing dimensions (after `dim`) of out and self, merged where both
