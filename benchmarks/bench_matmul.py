@@ -2,7 +2,7 @@
 ratio = tpu time / CPU time (below 1: tpu faster). Cases: mm 1024^3 in float32
 and bfloat16 (row-major and B transposed), bmm as in a small attention
 (scores and weighted values), addmm as in nn.Linear (x @ W^T + bias) and its
-weight gradient, mv. The machine's cores are shared: numbers are indicative."""
+weight gradient, mv, addbmm. The machine's cores are shared: numbers are indicative."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ def cases():
         out.append((f"mm linear grad_W 3072x512x768 {name}", 2 * 512 * 768 * 3072, torch.mm, (gy.t(), x)))
     m, v = r(4096, 4096), r(4096)
     out.append(("mv 4096x4096 float32", 2 * 4096 * 4096, torch.mv, (m, v)))
+    # addbmm: 64 batches of 128x64 @ 64x128 summed (one GEMM on tpu, 64 addmm_ on CPU)
+    s, b1, b2 = r(128, 128), r(64, 128, 64), r(64, 64, 128)
+    out.append(("addbmm 64x(128x64 @ 64x128) float32", 2 * 64 * 128 * 64 * 128, torch.addbmm, (s, b1, b2)))
     return out
 
 

@@ -81,6 +81,7 @@ class Entry:
     route: str                           # direct / stub / composite / fallback
     variants: Tuple[str, ...] = ()       # overloads registered for tpu
     stub: str = ""                       # route stub: the DispatchStub
+    also_stubs: Tuple[str, ...] = ()     # further DispatchStubs (sgn_stub for complex sgn)
     out: str = ""                        # the out= overload the out check calls
     family: Tuple[str, ...] = ()         # route composite: the overloads that decompose
     atol: Union[None, float, Dict[str, float]] = None   # per dtype name, or for all
@@ -290,7 +291,8 @@ class Route:
                 "; give these ops tpu kernels or declare them in ops.yaml")
         if any(self._counted(snap, v) for v in self.overloads):
             self.reached += 1
-        self.stub_calls += snap["stubs"].get(self.entry.stub, 0) if self.entry.stub else 0
+        self.stub_calls += sum(snap["stubs"].get(stub, 0) for stub in (self.entry.stub, *self.entry.also_stubs)
+                               if stub)
         if any(r in ("direct", "stub") for routes in snap["ops"].values() for r in routes):
             self.device_kernels += 1
         return result
@@ -320,7 +322,7 @@ class Route:
                 "or add a tests.xfail")
         if e.route == "stub" and not (set(self.overloads) <= self.forced) and not self.stub_calls:
             raise RouteError(
-                f"{e.op}: the tpu kernel of {e.stub} never ran (torch_tpu.stats()['stubs']): "
+                f"{e.op}: the tpu kernel of {' or '.join((e.stub, *e.also_stubs))} never ran (torch_tpu.stats()['stubs']): "
                 f"the wrappers ran but the DispatchStub did not reach the tpu kernel{seen}")
 
 
@@ -439,17 +441,19 @@ def _samples(c: Case):
     return op, samples
 
 
-def _reference(c: Case, op, sample, cpu_in):
-    """CPU eager's result for the sample's CPU inputs. For a dtype the entry
+def _reference(c: Case, op, sample, cpu_in, process=True):
+    """CPU eager's result for the sample's CPU inputs (through the sample's
+    output_process_fn_grad unless `process` is false). For a dtype the entry
     lists in float32_reference, the op runs with those tensors in float32 and
     its results are rounded back: CPU's own result in that dtype depends on
     the CPU model (oneDNN's float16 path rounds once, the portable one after
     every add)."""
+    post = sample.output_process_fn_grad if process else (lambda r: r)
     if c.dtype not in c.entry.float32_reference:
-        return sample.output_process_fn_grad(call(op, cpu_in))
+        return post(call(op, cpu_in))
     dtype = getattr(torch, c.dtype)
     up = transform(cpu_in, lambda t: t.float() if t.dtype == dtype else t)
-    out = sample.output_process_fn_grad(call(op, up))
+    out = post(call(op, up))
     return pytree.tree_map(lambda t: t.to(dtype) if isinstance(t, torch.Tensor) and t.dtype == torch.float32
                            else t, out)
 
@@ -643,7 +647,7 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
     compared = 0
     for i, s in enumerate(samples):
         try:
-            expected = call(op, moved(s, "cpu"))
+            expected = _reference(c, op, s, moved(s, "cpu"), process=False)
         except Exception:
             continue  # not a valid sample on CPU: nothing to compare with
         if not pytree.tree_leaves(expected) or not all(

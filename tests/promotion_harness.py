@@ -38,6 +38,9 @@ from opinfo_harness import DEVICE, opinfo
 DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
           torch.uint16, torch.uint32, torch.uint64, torch.float16, torch.bfloat16,
           torch.float32, torch.float64, torch.complex64, torch.complex128)
+# The dtypes a tpu tensor can hold (no complex32): what an entry declaring no
+# dtypes covers.
+STORED = tuple(str(d).replace("torch.", "") for d in DTYPES)
 SCALARS = (True, 3, 2.5, 1.5 - 0.5j)
 # Values every dtype holds exactly, no zeros (integer division), small enough
 # for pow and shifts.
@@ -104,11 +107,20 @@ def _operands(kind: str):
     raise AssertionError(kind)
 
 
+# OpInfos whose op builds a complex number from two real parts: the rule's
+# result is the complex counterpart of the promoted real dtype.
+COMPLEX_RESULT = {"complex", "polar"}
+_COMPLEX_OF = {torch.float16: torch.complex32, torch.float32: torch.complex64,
+               torch.float64: torch.complex128}
+
+
 def _expected_dtype(m: Matrix, a, b) -> torch.dtype:
     """PyTorch's rule for the result dtype of a binary ufunc."""
     if m.returns_bool:
         return torch.bool
     rt = torch.result_type(a, b)
+    if m.opinfo in COMPLEX_RESULT:
+        return _COMPLEX_OF.get(rt, rt)
     if m.int_to_float and not (rt.is_floating_point or rt.is_complex):
         return torch.get_default_dtype()
     return rt
@@ -141,8 +153,9 @@ def _compare(m: Matrix, label: str, cpu, tpu, a, b, check_rule: bool) -> str:
         return ""
     if tk == "error":
         computed = {cv.dtype, torch.result_type(a, b)}  # a comparison computes in result_type
-        if isinstance(tv, NotImplementedError) and m.declared and any(
-                str(d).replace("torch.", "") not in m.declared for d in computed):
+        declared = m.declared or STORED
+        if isinstance(tv, NotImplementedError) and any(
+                str(d).replace("torch.", "") not in declared for d in computed):
             return ""  # ops.yaml says the kernel lacks this dtype (complex32): raised as declared
         return f"{label}: CPU gave {cv.dtype}, tpu raised {type(tv).__name__}: {str(tv)[:120]}"
     if tv.dtype != cv.dtype:

@@ -396,6 +396,8 @@ def _entry_view(p: Plan, var: str) -> _EntryView:
         args.append(f"variants={_py(tuple(v.op for v in e.variants))}")
     if e.stub:
         args.append(f"stub={_py(e.stub)}")
+    if e.also_stubs:
+        args.append(f"also_stubs={_py(tuple(stub for stub, _, _ in e.also_stubs))}")
     if p.out:
         args.append(f"out={_py(p.out)}")
     if e.route == Route.COMPOSITE:

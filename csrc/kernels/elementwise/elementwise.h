@@ -170,7 +170,9 @@ namespace torch_tpu::kernels {
   X(BinaryCrossEntropy, BASE)   /* (x, target) */ \
   X(BinaryCrossEntropyBackward, BASE)  /* (x, target, grad) */ \
   X(Signbit, BASE)              /* -> bool */ \
-  X(NanToNum, BASE)             /* (args: nan, posinf, neginf) */
+  X(NanToNum, BASE)             /* (args: nan, posinf, neginf) */ \
+  X(RenormScale, BASE)          /* (norm): norm > maxnorm ? maxnorm / (norm + 1e-7) : 1   (args: maxnorm) */ \
+  X(Sgn, BASE)                  /* complex: a / |a| (0 at 0); sign for other dtypes */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,

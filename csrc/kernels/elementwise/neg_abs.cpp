@@ -1,4 +1,4 @@
-// Elementwise neg, abs and conj (kernels/elementwise/ops.h).
+// Elementwise neg, abs, conj and complex sgn (kernels/elementwise/ops.h).
 #include "kernels/common/fp_contract.h"  // first, see there
 
 #include <cmath>
@@ -95,8 +95,35 @@ struct ConjOp : OpTraits {
   };
 };
 
+// sgn: complex only (ATen routes real dtypes to sign_stub). CPU's vectorized
+// sgn divides both parts by |a| and blends in 0 where |a| == 0.
+struct SgnOp : OpTraits {
+  static constexpr ElementwiseOp kOp = ElementwiseOp::kSgn;
+  static constexpr const char* kName = "sgn";
+  static constexpr int kInputs = 1;
+  template <typename C>
+  static constexpr bool supports = is_complex_v<C>;
+
+  template <typename C>
+  struct Fn {
+    using M = C;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    M operator()(M a) const {
+      if constexpr (is_complex_v<C>) {
+        using T = decltype(a.re);
+        const T r = complex_abs(a);
+        if (r == T(0)) return {T(0), T(0)};
+        return {a.re / r, a.im / r};
+      } else {
+        return a;
+      }
+    }
+  };
+};
+
 }  // namespace
 
+constinit const OpEntry kSgnEntry = make_entry<SgnOp>();
 constinit const OpEntry kNegEntry = make_entry<NegOp>();
 constinit const OpEntry kAbsEntry = make_entry<AbsOp>();
 constinit const OpEntry kConjEntry = make_entry<ConjOp>();

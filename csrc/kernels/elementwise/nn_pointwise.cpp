@@ -91,6 +91,19 @@ struct HardshrinkOp : FloatingOp<ElementwiseOp::kHardshrink, 1, 1> {
   };
 };
 
+// renorm's scale factor from a slice's norm (args: maxnorm): computed in
+// opmath, as CPU's kernel over float norms for float16/bfloat16 input.
+struct RenormScaleOp : FloatingOp<ElementwiseOp::kRenormScale, 1, 1> {
+  static constexpr const char* kName = "renorm";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    M maxnorm;
+    explicit Fn(const std::vector<ScalarArg>& args) : maxnorm(as_compute<C, M>(args[0])) {}
+    M operator()(M norm) const { return norm > maxnorm ? maxnorm / (norm + M(1e-7)) : M(1); }
+  };
+};
+
 // args: lambd, in opmath. x - lambd above lambd, x + lambd below -lambd, NaN
 // stays NaN (as CPU), else 0.
 struct SoftshrinkOp : FloatingOp<ElementwiseOp::kSoftshrink, 1, 1> {
@@ -526,4 +539,5 @@ constinit const OpEntry kPreluBackwardInputEntry = make_entry<PreluBackwardInput
 constinit const OpEntry kPreluBackwardWeightEntry = make_entry<PreluBackwardWeightOp>();
 constinit const OpEntry kBinaryCrossEntropyEntry = make_entry<BinaryCrossEntropyOp>();
 constinit const OpEntry kBinaryCrossEntropyBackwardEntry = make_entry<BinaryCrossEntropyBackwardOp>();
+constinit const OpEntry kRenormScaleEntry = make_entry<RenormScaleOp>();
 }  // namespace torch_tpu::kernels::ew
