@@ -84,3 +84,16 @@ def test_searchsorted_nan_and_sorter_match_cpu():
     bad = torch.tensor([[0, 1, 2, 4], [0, 1, 2, 3]])
     with pytest.raises(RuntimeError, match="sorter index out of range"):
         torch.searchsorted(seq.to("tpu"), values.to("tpu"), sorter=bad.to("tpu"))
+
+
+def test_unique_nan_entries_and_dims_match_cpu():
+    x = torch.tensor([2.0, float("nan"), 1.0, float("nan"), 2.0, 0.0, float("nan")])
+    kw = dict(return_inverse=True, return_counts=True)
+    with torch_tpu.no_fallback():
+        assert_same(torch.unique(x.to("tpu"), **kw), torch.unique(x, **kw))
+        assert_same(torch.unique_consecutive(x.to("tpu"), **kw), torch.unique_consecutive(x, **kw))
+        m = torch.randint(0, 3, (50, 3), generator=torch.Generator().manual_seed(2)).float()
+        m[3, 1] = m[7, 1] = float("nan")
+        for d in (0, 1):
+            assert_same(torch.unique(m.to("tpu"), dim=d, **kw), torch.unique(m, dim=d, **kw))
+            assert_same(torch.unique_consecutive(m.to("tpu"), dim=d, **kw), torch.unique_consecutive(m, dim=d, **kw))
