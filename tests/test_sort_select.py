@@ -97,3 +97,22 @@ def test_unique_nan_entries_and_dims_match_cpu():
         for d in (0, 1):
             assert_same(torch.unique(m.to("tpu"), dim=d, **kw), torch.unique(m, dim=d, **kw))
             assert_same(torch.unique_consecutive(m.to("tpu"), dim=d, **kw), torch.unique_consecutive(m, dim=d, **kw))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool], ids=str)
+def test_cummax_cummin_ties_and_nan_take_latest_index(dtype):
+    x = tied((6, 40), dtype) if dtype != torch.bool else tied((6, 40), torch.int64) > 2
+    t = x.to("tpu")
+    with torch_tpu.no_fallback():
+        for d in (0, 1):
+            assert_same(torch.cummax(t, d), torch.cummax(x, d))
+            assert_same(torch.cummin(t, d), torch.cummin(x, d))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=str)
+def test_logcumsumexp_infinities_and_nan(dtype):
+    x = torch.tensor([[float("-inf"), float("-inf"), 1.0, float("inf"), float("inf"), 2.0],
+                      [0.5, float("nan"), 1.0, -3.0, float("-inf"), 4.0]]).to(dtype)
+    with torch_tpu.no_fallback():
+        actual = torch.logcumsumexp(x.to("tpu"), 1)
+    torch.testing.assert_close(actual.cpu(), torch.logcumsumexp(x, 1), equal_nan=True)
