@@ -116,3 +116,13 @@ def test_logcumsumexp_infinities_and_nan(dtype):
     with torch_tpu.no_fallback():
         actual = torch.logcumsumexp(x.to("tpu"), 1)
     torch.testing.assert_close(actual.cpu(), torch.logcumsumexp(x, 1), equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64], ids=str)
+def test_unique_wide_unsigned(dtype):
+    x = torch.tensor([[3, 1], [3, 2], [3, 1]]).to(dtype)
+    kw = dict(return_inverse=True, return_counts=True)
+    with torch_tpu.no_fallback():
+        assert_same(torch.unique(x.to("tpu"), **kw), torch.unique(x, **kw))
+        assert_same(torch.unique(x.to("tpu"), dim=0, **kw), torch.unique(x, dim=0, **kw))
+        assert_same(torch.unique_consecutive(x.to("tpu"), **kw), torch.unique_consecutive(x, **kw))

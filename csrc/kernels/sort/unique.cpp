@@ -172,10 +172,7 @@ void visit_unique(DType t, F&& f) {
 
 }  // namespace
 
-bool unique_supports(DType t) {
-  return t != DType::kComplex64 && t != DType::kComplex128 && t != DType::kUInt16 && t != DType::kUInt32 &&
-         t != DType::kUInt64;
-}
+bool unique_supports(DType t) { return t != DType::kComplex64 && t != DType::kComplex128; }
 
 void unique_sorted(DType t, void* values, int64_t* perm, int64_t n, int64_t* inverse, int64_t* counts,
                    int64_t* count) {

@@ -13,7 +13,7 @@
 
 namespace torch_tpu::kernels {
 
-// bool, integers but the wide unsigned ones, floating types (CPU's dispatch).
+// bool, integers (uint16/32/64 too), floating types: CPU's dispatch.
 bool unique_supports(DType t);
 
 // values: n elements, a flat copy of the input, replaced by the unique
