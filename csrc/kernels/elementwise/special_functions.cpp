@@ -59,17 +59,40 @@ inline double bessel_series(double x) {
   return s;
 }
 
-// sum_k t_k of the asymptotic expansion.
+// t_k / x^-k of the asymptotic expansion: prod_{j <= k} -(4 nu^2 - (2j - 1)^2) / (8 j).
+template <int kTerms, int kNu>
+struct AsymCoef {
+  double c[kTerms + 1];
+  constexpr AsymCoef() : c() {
+    c[0] = 1;
+    for (int k = 1; k <= kTerms; ++k) {
+      const double odd = 2 * k - 1;
+      c[k] = c[k - 1] * -(4.0 * kNu * kNu - odd * odd) / (8.0 * k);
+    }
+  }
+};
+
+template <int kTerms, int kNu>
+inline constexpr AsymCoef<kTerms, kNu> kAsymCoef{};
+
+// sum_k t_k of the asymptotic expansion, by Horner in 1/x.
 template <int kTerms, int kNu>
 inline double bessel_asymptotic(double x) {
-  const double inv8x = 0.125 / x;
-  double t = 1, s = 1;
-  for (int k = 1; k <= kTerms; ++k) {
-    const double odd = 2 * k - 1;
-    t *= -(4.0 * kNu * kNu - odd * odd) * inv8x / k;
-    s += t;
-  }
+  const double z = 1.0 / x;
+  double s = 0;
+  for (int k = kTerms; k >= 0; --k) s = s * z + kAsymCoef<kTerms, kNu>.c[k];
   return s;
+}
+
+// e^x in the compute precision: float's through vec_math.h (it vectorizes),
+// double's through libm.
+template <typename M>
+inline double exp_in(double x) {
+  if constexpr (std::is_same_v<M, float>) {
+    return exp_of(static_cast<float>(x));
+  } else {
+    return std::exp(x);
+  }
 }
 
 // Term counts per compute precision.
@@ -91,7 +114,7 @@ template <typename M, int kNu>
 inline double bessel_i_scaled(double ax) {
   using T = BesselTerms<M>;
   const double half_x_nu = kNu == 0 ? 1.0 : 0.5 * ax;
-  const double series = half_x_nu * bessel_series<T::kSeries, kNu>(ax) * std::exp(-ax);
+  const double series = half_x_nu * bessel_series<T::kSeries, kNu>(ax) * exp_in<M>(-ax);
   const double asym = bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(2 * std::numbers::pi * ax);
   return ax <= T::kSplit ? series : asym;
 }
@@ -106,7 +129,7 @@ inline double bessel_i(double ax) {
   const double half_x_nu = kNu == 0 ? 1.0 : 0.5 * ax;
   if (ax <= T::kSplit) return half_x_nu * bessel_series<T::kSeries, kNu>(ax);
   if (ax > kExpOverflow) return std::isinf(ax) ? kNaND : kInfD;  // CPU: e^inf / sqrt(inf)
-  return std::exp(ax) * bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(2 * std::numbers::pi * ax);
+  return exp_in<M>(ax) * bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(2 * std::numbers::pi * ax);
 }
 
 // An op of one floating input computed in double (float16/bfloat16 through
@@ -204,30 +227,64 @@ inline double log_ndtr_of(double x) {
   return std::log1p(-std::erfc(t) / 2);
 }
 
-// Phi^-1(p): NaN outside [0, 1], -inf at 0, inf at 1. The lower tail q =
-// min(p, 1 - p) (1 - p is exact for p >= 1/2) starts from Abramowitz &
-// Stegun 26.2.23 (|error| < 4.5e-4), then Halley steps on Phi(x) = q,
+// Phi^-1(p) = sqrt(2) erfinv(2p - 1): NaN outside [0, 1], -inf at 0, inf at
+// 1. With q = min(p, 1 - p) (1 - p is exact for p >= 1/2):
+//   - q >= 1e-7 (float's erfinv domain): Giles' single-precision erfinv
+//     ("Approximating the erfinv function", GPU Computing Gems, 2011;
+//     erfinv's start in special_math.cpp), with w = -ln(1 - y^2) =
+//     -ln(4 q (1 - q)) formed from q: a few 1e-7 relative, float's result as
+//     it is, double's after one Halley step;
+//   - deeper tails: Abramowitz & Stegun 26.2.23 in t = sqrt(-2 ln q)
+//     (|error| < 4.5e-4), then one Halley step for float, two for double.
+// The Halley step on Phi(x) = q,
 //   u = (Phi(x) - q) / phi(x),  x <- x - u / (1 + x u / 2),
-// with Phi / phi = sqrt(pi / 2) erfcx(-x / sqrt(2)) and Phi(x) - q =
-// -Phi(x) expm1(log q - log Phi(x)), so that no step under- or overflows,
-// down to the smallest subnormal q. Cubic convergence: one step for float,
-// two for double.
-template <int kSteps>
+// uses Phi / phi = sqrt(pi / 2) erfcx(-x / sqrt(2)) and Phi(x) - q =
+// -Phi(x) expm1(ln q - ln Phi(x)), so that no step under- or overflows, down
+// to the smallest subnormal q (cubic convergence).
+template <bool kDouble>
 inline double ndtri_of(double p) {
   if (!(p >= 0.0 && p <= 1.0)) return kNaND;
   if (p == 0.0) return -kInfD;
   if (p == 1.0) return kInfD;
   const bool upper = p > 0.5;
   const double q = upper ? 1.0 - p : p;
-  const double log_q = std::log(q);
-  const double t = std::sqrt(-2.0 * log_q);
-  double x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
-                       (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
-  for (int i = 0; i < kSteps; ++i) {
-    const double r = erfcx_of<double>(-x * (std::numbers::sqrt2 / 2));
-    const double log_phi_cdf = std::log(0.5 * r) - 0.5 * x * x;
-    const double u = std::sqrt(std::numbers::pi / 2) * r * -std::expm1(log_q - log_phi_cdf);
-    x -= u / (1.0 + 0.5 * x * u);
+  double x;  // Phi^-1(q) <= 0
+  int steps;
+  if (q >= 1e-7) {
+    // float: vec_math.h's float log (its error is far below the approximation's)
+    const double v = 4.0 * q * (1.0 - q);
+    double w = kDouble ? -std::log(v) : -static_cast<double>(log_of(static_cast<float>(v))), poly;
+    if (w < 5.0) {
+      w -= 2.5;
+      poly = 2.81022636e-08;
+      for (const double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                             -0.00417768164, 0.246640727, 1.50140941}) {
+        poly = c + poly * w;
+      }
+    } else {
+      w = std::sqrt(w) - 3.0;
+      poly = -0.000200214257;
+      for (const double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                             0.00943887047, 1.00167406, 2.83297682}) {
+        poly = c + poly * w;
+      }
+    }
+    x = std::numbers::sqrt2 * poly * (2.0 * q - 1.0);  // 2q - 1 exact for q in [1/4, 1/2]
+    steps = kDouble ? 1 : 0;
+  } else {
+    const double t = std::sqrt(-2.0 * std::log(q));
+    x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
+                  (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+    steps = kDouble ? 2 : 1;
+  }
+  if (steps > 0) {
+    const double log_q = std::log(q);
+    for (int i = 0; i < steps; ++i) {
+      const double r = erfcx_of<double>(-x * (std::numbers::sqrt2 / 2));
+      const double log_phi_cdf = std::log(0.5 * r) - 0.5 * x * x;
+      const double u = std::sqrt(std::numbers::pi / 2) * r * -std::expm1(log_q - log_phi_cdf);
+      x -= u / (1.0 + 0.5 * x * u);
+    }
   }
   return upper ? -x : x;
 }
@@ -255,7 +312,7 @@ struct LogNdtrImpl {
 };
 struct NdtriImpl {
   template <typename M>
-  static double f(double p) { return ndtri_of<std::is_same_v<M, float> ? 1 : 2>(p); }
+  static double f(double p) { return ndtri_of<!std::is_same_v<M, float>>(p); }
 };
 
 // float and double only, as CPU's AT_DISPATCH_FLOATING_TYPES.
