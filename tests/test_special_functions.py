@@ -206,3 +206,29 @@ def test_scalar_overloads_run_on_tpu(dtype):
     _check(lambda t: aten.special_xlog1py.other_scalar(t, 2.5), x)
     _check(lambda t: aten.special_zeta.self_scalar(3.0, t), x)
     _check(lambda t: aten.special_zeta.other_scalar(t, 2.0), x)
+
+
+POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+               "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+               "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DOUBLE, ids=str)
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_polynomial_edges(name, dtype):
+    """Both ends of the interval (x = +-1, and 0, 1 for the shifted ones),
+    degrees around CPU's switch to the trigonometric forms (4, 6, 8) and the
+    Hermite limits (128, 512), negative, NaN and infinite n, NaN and infinite x."""
+    fn = getattr(torch.special, name)
+    xs = torch.tensor([-1.0, 1.0, 0.0, 0.5, -0.5, 0.999, -0.999, 0.25, 2.0, -3.0, INF, -INF, NAN], dtype=torch.float64)
+    ns = torch.tensor([-1.0, 0.0, 1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 12.5, 30.0, 128.0, 129.0, 512.0, 513.0,
+                       NAN, INF, -INF, 1e30], dtype=torch.float64)
+    x, n = torch.meshgrid(xs, ns, indexing="ij")
+    _check(fn, x.reshape(-1).to(dtype), n.reshape(-1).to(dtype))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DOUBLE, ids=str)
+def test_spherical_bessel_j0_edges(dtype):
+    x = _values(dtype, [0.0, -0.0, 0.4999, 0.5, -0.5, 1e-20, 3.14159, 1e30, INF, -INF, NAN], scale=5.0)
+    _check(torch.special.spherical_bessel_j0, x)

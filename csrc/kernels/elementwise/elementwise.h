@@ -191,7 +191,21 @@ namespace torch_tpu::kernels {
   X(Igamma, BASE)               /* (a, x): P(a, x) */ \
   X(Igammac, BASE)              /* (a, x): Q(a, x) */ \
   X(FrexpMantissa, BASE)        /* frexp's mantissa (csrc/aten/native/elementwise/frexp.cpp) */ \
-  X(FrexpExponent, BASE)        /* frexp's exponent, as a value of the compute dtype */
+  X(FrexpExponent, BASE)        /* frexp's exponent, as a value of the compute dtype */ \
+  /* --- orthogonal polynomials, (x, n) (kernels/elementwise/special_polynomials.cpp) --- */ \
+  X(SpecialChebyshevT, BASE) \
+  X(SpecialChebyshevU, BASE) \
+  X(SpecialChebyshevV, BASE) \
+  X(SpecialChebyshevW, BASE) \
+  X(SpecialShiftedChebyshevT, BASE) \
+  X(SpecialShiftedChebyshevU, BASE) \
+  X(SpecialShiftedChebyshevV, BASE) \
+  X(SpecialShiftedChebyshevW, BASE) \
+  X(SpecialHermiteH, BASE) \
+  X(SpecialHermiteHe, BASE) \
+  X(SpecialLaguerreL, BASE) \
+  X(SpecialLegendreP, BASE) \
+  X(SpecialSphericalBesselJ0, BASE)   /* sin(x) / x (special_polynomials.cpp) */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,
