@@ -172,7 +172,42 @@ namespace torch_tpu::kernels {
   X(Signbit, BASE)              /* -> bool */ \
   X(NanToNum, BASE)             /* (args: nan, posinf, neginf) */ \
   X(RenormScale, BASE)          /* (norm): norm > maxnorm ? maxnorm / (norm + 1e-7) : 1   (args: maxnorm) */ \
-  X(Sgn, BASE)                  /* complex: a / |a| (0 at 0); sign for other dtypes */
+  X(Sgn, BASE)                  /* complex: a / |a| (0 at 0); sign for other dtypes */ \
+  /* --- special functions of torch.special (kernels/elementwise/special_functions.cpp) --- */ \
+  X(I0, BASE) \
+  X(SpecialI0e, BASE) \
+  X(SpecialI1, BASE) \
+  X(SpecialI1e, BASE) \
+  X(SpecialNdtri, BASE) \
+  X(SpecialLogNdtr, BASE) \
+  X(SpecialErfcx, BASE) \
+  X(SpecialEntr, BASE) \
+  X(SpecialXlog1py, BASE)       /* (x, y): x * log1p(y) */ \
+  X(Polygamma, BASE)            /* (args: n) */ \
+  X(SpecialZeta, BASE)          /* (s, q): Hurwitz zeta */ \
+  /* --- more special functions (kernels/elementwise/special_functions_2.cpp) --- */ \
+  X(Nextafter, BASE) \
+  X(Gcd, BASE) \
+  X(Lcm, BASE) \
+  X(Angle, BASE)                /* complex: (arg z, 0) */ \
+  X(Igamma, BASE)               /* (a, x): P(a, x) */ \
+  X(Igammac, BASE)              /* (a, x): Q(a, x) */ \
+  X(FrexpMantissa, BASE)        /* frexp's mantissa (csrc/aten/native/elementwise/frexp.cpp) */ \
+  X(FrexpExponent, BASE)        /* frexp's exponent, as a value of the compute dtype */ \
+  /* --- orthogonal polynomials, (x, n) (kernels/elementwise/special_polynomials.cpp) --- */ \
+  X(SpecialChebyshevT, BASE) \
+  X(SpecialChebyshevU, BASE) \
+  X(SpecialChebyshevV, BASE) \
+  X(SpecialChebyshevW, BASE) \
+  X(SpecialShiftedChebyshevT, BASE) \
+  X(SpecialShiftedChebyshevU, BASE) \
+  X(SpecialShiftedChebyshevV, BASE) \
+  X(SpecialShiftedChebyshevW, BASE) \
+  X(SpecialHermiteH, BASE) \
+  X(SpecialHermiteHe, BASE) \
+  X(SpecialLaguerreL, BASE) \
+  X(SpecialLegendreP, BASE) \
+  X(SpecialSphericalBesselJ0, BASE)   /* sin(x) / x (special_polynomials.cpp) */
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,
