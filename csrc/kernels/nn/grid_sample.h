@@ -26,5 +26,10 @@ struct GridSampleDesc {
 
 bool grid_sample_supports(DType t);
 void grid_sample_2d(const GridSampleDesc& d, const void* input, const void* grid, void* out);
+// grid_sampler_2d_backward (grid_sample_backward.cpp): grad_input (zeroed by
+// the caller; nullptr: not wanted) accumulates, grad_grid [N, out_h, out_w, 2]
+// is written.
+void grid_sample_2d_backward(const GridSampleDesc& d, const void* grad_output, const void* input, const void* grid,
+                             void* grad_input, void* grad_grid);
 
 }  // namespace torch_tpu::kernels
