@@ -53,3 +53,22 @@ def test_grid_sample_2d_input_without_grad():
     with torch_tpu.no_fallback():
         F.grid_sample(x.to("tpu"), gt, align_corners=False).sum().backward()
     torch.testing.assert_close(gt.grad.cpu(), gc.grad)
+
+
+MODES_3D = list(itertools.product(["bilinear", "nearest"], ["zeros", "border", "reflection"], [False, True]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("mode,padding,align", MODES_3D, ids=[f"{m}-{p}-{a}" for m, p, a in MODES_3D])
+def test_grid_sample_3d_matches_cpu(mode, padding, align, dtype):
+    x = torch.randn(2, 3, 4, 5, 6, generator=torch.Generator().manual_seed(0), dtype=torch.float64).to(dtype)
+    _check(x, _grid((2, 3, 4, 5, 3), dtype, 1), dtype, mode=mode, padding_mode=padding, align_corners=align)
+
+
+def test_grid_sample_3d_bicubic_raises_cpu_error():
+    x, grid = torch.randn(1, 1, 2, 2, 2), torch.zeros(1, 1, 1, 1, 3)
+    with pytest.raises(RuntimeError) as cpu_err:
+        F.grid_sample(x, grid, mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError) as tpu_err:
+        F.grid_sample(x.to("tpu"), grid.to("tpu"), mode="bicubic", align_corners=False)
+    assert str(tpu_err.value) == str(cpu_err.value)
