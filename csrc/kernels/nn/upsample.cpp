@@ -46,6 +46,22 @@ void store_block(const C* src, int64_t n, void* dst, DType t, int64_t offset) {
 // fma(t0, w0, t1 * w1): spelled out, so the float results are CPU's bits.
 template <typename C>
 void apply_axis(const AxisTaps<C>& t, bool copy, bool linear, const C* in, C* out, int64_t outer, int64_t inner) {
+  if (inner == 1 && (copy || linear)) {  // the innermost axis of a plane: a gather per element
+    const int64_t* idx = t.index.data();
+    const C* w = t.weight.data();
+    for (int64_t q = 0; q < outer; ++q) {
+      const C* __restrict src = in + q * t.in;
+      C* __restrict dst = out + q * t.out;
+      if (copy) {
+        for (int64_t o = 0; o < t.out; ++o) dst[o] = src[idx[o]];
+      } else {
+        for (int64_t o = 0; o < t.out; ++o) {
+          dst[o] = std::fma(src[idx[2 * o]], w[2 * o], src[idx[2 * o + 1]] * w[2 * o + 1]);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t q = 0; q < outer; ++q) {
     const C* src = in + q * t.in * inner;
     for (int64_t o = 0; o < t.out; ++o) {
