@@ -126,6 +126,30 @@ def test_channels_last_matches_cpu(name, spatial, fn, channels, dtype):
     _check(fn, _input(spatial, dtype, channels=channels, channels_last=True), dtype)
 
 
+U8_CALLS = [
+    ("bilinear", interp(size=(9, 13), mode="bilinear")),
+    ("bilinear down", interp(size=(3, 4), mode="bilinear")),
+    ("bilinear align", interp(size=(9, 4), mode="bilinear", align_corners=True)),
+    ("bilinear one axis", interp(size=(5, 13), mode="bilinear")),
+    ("bicubic", interp(size=(9, 13), mode="bicubic")),
+    ("bicubic down", interp(size=(3, 4), mode="bicubic")),
+    ("bicubic align", interp(size=(11, 3), mode="bicubic", align_corners=True)),
+    ("bicubic scale", interp(scale_factor=1.7, mode="bicubic", recompute_scale_factor=False)),
+    ("bilinear aa down", interp(size=(3, 4), mode="bilinear", antialias=True)),
+    ("bilinear aa up", interp(size=(9, 13), mode="bilinear", antialias=True)),
+    ("bicubic aa down", interp(size=(3, 2), mode="bicubic", antialias=True)),
+    ("bicubic aa up", interp(size=(9, 13), mode="bicubic", antialias=True)),
+    ("same size", interp(size=(5, 6), mode="bicubic")),
+]
+
+
+@pytest.mark.parametrize("channels,channels_last", [(3, False), (4, True), (5, False), (6, True)])
+@pytest.mark.parametrize("name,fn", U8_CALLS, ids=[c[0] for c in U8_CALLS])
+def test_uint8_fixed_point_matches_cpu(name, fn, channels, channels_last):
+    # CPU takes its AVX kernel for <= 4 channels, its generic one otherwise
+    _check(fn, _input((5, 6), torch.uint8, channels=channels, channels_last=channels_last), torch.uint8)
+
+
 def test_non_contiguous_input_and_out():
     x = torch.randn(2, 3, 6, 10)[:, :, :, ::2]
     y_cpu = F.interpolate(x, size=(9, 7), mode="bicubic")

@@ -155,6 +155,55 @@ int64_t inner_of(const int64_t* cur, int a, int64_t lanes) {
   return n;
 }
 
+// uint8 bilinear/bicubic (upsample_taps.h's fixed point): ATen resamples
+// the axes whose size changes, innermost first, through uint8 buffers.
+void apply_axis_uint8(const resample::AxisTapsU8& t, const uint8_t* in, uint8_t* out, int64_t outer,
+                      int64_t inner) {
+  const int32_t half = 1 << (t.precision - 1);
+  for (int64_t q = 0; q < outer; ++q) {
+    const uint8_t* src = in + q * t.in * inner;
+    for (int64_t o = 0; o < t.out; ++o) {
+      const int16_t* w = t.weight.data() + o * t.width;
+      const uint8_t* s0 = src + t.start[o] * inner;
+      uint8_t* dst = out + (q * t.out + o) * inner;
+      for (int64_t l = 0; l < inner; ++l) {
+        int32_t acc = half;
+        for (int j = 0; j < t.count[o]; ++j) acc += static_cast<int32_t>(s0[j * inner + l]) * w[j];
+        dst[l] = static_cast<uint8_t>(std::clamp(acc >> t.precision, 0, 255));
+      }
+    }
+  }
+}
+
+void forward_uint8(const ResampleDesc& d, const void* x, void* y) {
+  const Geometry g = geometry(d);
+  resample::AxisTapsU8 taps[3];
+  bool run[3] = {false, false, false};
+  for (int a = g.first; a < 3; ++a) {
+    run[a] = d.in[a] != d.out[a];
+    if (run[a]) taps[a] = resample::axis_taps_uint8(d, a);
+  }
+  runtime::parallel_for(0, g.units, nn::rows_grain(g.out_total), [&](int64_t b, int64_t e) {
+    std::vector<uint8_t> buf[2];
+    for (int64_t u = b; u < e; ++u) {
+      const uint8_t* src = static_cast<const uint8_t*>(x) + u * g.in_total;
+      int cur_buf = -1;  // -1: still the input
+      int64_t cur[3] = {d.in[0], d.in[1], d.in[2]};
+      for (int a = 2; a >= g.first; --a) {
+        if (!run[a]) continue;
+        const int64_t outer = outer_of(cur, g.first, a), inner = inner_of(cur, a, g.lanes);
+        const int next = cur_buf == 0 ? 1 : 0;
+        buf[next].resize(outer * d.out[a] * inner);
+        apply_axis_uint8(taps[a], cur_buf < 0 ? src : buf[cur_buf].data(), buf[next].data(), outer, inner);
+        cur[a] = d.out[a];
+        cur_buf = next;
+      }
+      uint8_t* dst = static_cast<uint8_t*>(y) + u * g.out_total;
+      std::copy_n(cur_buf < 0 ? src : buf[cur_buf].data(), g.out_total, dst);
+    }
+  });
+}
+
 template <typename C>
 void forward_typed(const ResampleDesc& d, const void* x, void* y) {
   const Geometry g = geometry(d);
@@ -216,6 +265,11 @@ void backward_typed(const ResampleDesc& d, const void* grad_output, void* grad_i
 }  // namespace
 
 void resample_forward(const ResampleDesc& d, const void* x, void* y) {
+  if (d.dtype == DType::kUInt8 && !is_nearest(d.mode)) {
+    if (d.dims != 2) throw std::invalid_argument("upsample: uint8 linear/cubic resampling is 2-d only");
+    forward_uint8(d, x, y);
+    return;
+  }
   const bool ok = nn::is_nn_float(d.dtype) || (d.dtype == DType::kUInt8 && is_nearest(d.mode));
   if (!ok) throw std::invalid_argument("upsample: unsupported dtype");
   nn::with_compute_type(d.dtype, [&](auto c) { forward_typed<decltype(c)>(d, x, y); });

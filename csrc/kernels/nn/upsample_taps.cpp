@@ -191,6 +191,88 @@ AxisTaps<C> axis_taps(const ResampleDesc& d0, int axis, bool backward) {
   return t;
 }
 
+AxisTapsU8 axis_taps_uint8(const ResampleDesc& d, int axis) {
+  AxisTapsU8 t;
+  t.in = d.in[axis];
+  t.out = d.out[axis];
+  const int64_t in = t.in, out = t.out;
+  const bool cubic = d.mode == ResampleMode::kCubic || d.mode == ResampleMode::kCubicAA;
+  const bool aa = d.mode == ResampleMode::kLinearAA || d.mode == ResampleMode::kCubicAA;
+  const int taps = cubic ? 4 : 2;
+  const double s = area_scale<double>(in, out, d.align_corners, d.scale[axis]);
+  auto filter = [&](double x) {
+    x = std::abs(x);
+    if (!cubic) return x < 1.0 ? 1.0 - x : 0.0;
+    const double a = aa ? -0.5 : -0.75;  // Pillow's Keys cubic with antialiasing, OpenCV's without
+    if (x < 1.0) return cubic1<double>(x, a);
+    if (x < 2.0) return cubic2<double>(x, a);
+    return 0.0;
+  };
+  double support = taps * 0.5;
+  int width = taps;
+  if (aa) {
+    support = s >= 1.0 ? (taps * 0.5) * s : taps * 0.5;
+    width = static_cast<int>(std::ceil(support)) * 2 + 1;
+  }
+  t.width = width;
+  t.start.assign(out, 0);
+  t.count.assign(out, 0);
+  std::vector<double> w(out * width, 0.0);
+  double w_max = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    double* wo = w.data() + o * width;
+    int64_t lo, n;
+    if (aa) {  // _compute_indices_min_size_weights_aa
+      const double center = s * (static_cast<double>(o) + 0.5);
+      const double invscale = s >= 1.0 ? 1.0 / s : 1.0;
+      lo = std::max(static_cast<int64_t>(center - support + 0.5), int64_t{0});
+      n = std::clamp<int64_t>(std::min(static_cast<int64_t>(center + support + 0.5), in) - lo, 0, width);
+      double total = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        wo[j] = filter((static_cast<double>(j + lo) - center + 0.5) * invscale);
+        total += wo[j];
+      }
+      for (int64_t j = 0; j < n && total != 0.0; ++j) {
+        wo[j] /= total;
+        w_max = std::max(w_max, wo[j]);
+      }
+    } else {  // _compute_indices_min_size_weights: out-of-range taps fold into the edge ones
+      int64_t i0;
+      double l;
+      floor_and_fraction<double>(source_index<double>(s, o, d.align_corners, cubic), in, i0, l);
+      const int64_t half = static_cast<int64_t>(width * 0.5);
+      const int64_t unbound_lo = i0 - half + 1;
+      lo = std::max(unbound_lo, int64_t{0});
+      n = std::clamp<int64_t>(std::min(i0 + half + 1, in) - lo, 0, width);
+      int64_t k = 0;
+      for (int64_t j = 0; j < width; ++j) {
+        const double v = filter(static_cast<double>(j + 1 - half) - l);
+        if (unbound_lo + j <= 0) {
+          k = 0;
+        } else if (unbound_lo + j >= in - 1) {
+          k = n - 1;
+        }
+        wo[k] += v;
+        w_max = std::max(w_max, wo[k]);
+        ++k;
+      }
+    }
+    t.start[o] = lo;
+    t.count[o] = static_cast<int>(n);
+  }
+  unsigned p = 0;
+  for (; p < 22; ++p) {
+    if (static_cast<int>(0.5 + w_max * (1 << (p + 1))) >= (1 << 15)) break;
+  }
+  t.precision = p;
+  t.weight.resize(w.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double v = w[i] * (1 << p);
+    t.weight[i] = static_cast<int16_t>(v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v));
+  }
+  return t;
+}
+
 template AxisTaps<float> axis_taps<float>(const ResampleDesc&, int, bool);
 template AxisTaps<double> axis_taps<double>(const ResampleDesc&, int, bool);
 

@@ -45,6 +45,22 @@ struct AxisTaps {
 template <typename C>
 AxisTaps<C> axis_taps(const ResampleDesc& d, int axis, bool backward);
 
+// uint8 bilinear/bicubic (antialiased or not): ATen's fixed-point taps
+// (_compute_index_ranges_int16_weights): weights in double over a window
+// [start, start + count) (non-antialiased: taps past an edge fold into the
+// edge one), scaled by 2^precision (the largest precision < 22 keeping
+// 2 * max weight < 2^15) and rounded half away from zero into int16. A
+// pass computes clamp((2^(precision - 1) + sum w * x) >> precision, 0, 255).
+struct AxisTapsU8 {
+  int64_t in = 1, out = 1;
+  int width = 1;
+  std::vector<int64_t> start;
+  std::vector<int> count;
+  std::vector<int16_t> weight;  // [out * width]
+  unsigned precision = 0;
+};
+AxisTapsU8 axis_taps_uint8(const ResampleDesc& d, int axis);
+
 extern template AxisTaps<float> axis_taps<float>(const ResampleDesc&, int, bool);
 extern template AxisTaps<double> axis_taps<double>(const ResampleDesc&, int, bool);
 
