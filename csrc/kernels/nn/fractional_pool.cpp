@@ -16,8 +16,9 @@ namespace {
 // operation rounds to it (r).
 template <typename C>
 C fp_round(DType t, C v) {
-  if (t == DType::kFloat16) return static_cast<C>(half_bits_to_float(float_to_half_bits(static_cast<float>(v))));
-  if (t == DType::kBFloat16) return static_cast<C>(bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(v))));
+  const float f = static_cast<float>(v);
+  if (t == DType::kFloat16) return static_cast<C>(half_bits_to_float(float_to_half_bits(f)));
+  if (t == DType::kBFloat16) return static_cast<C>(bfloat16_bits_to_float(float_to_bfloat16_bits(f)));
   return v;
 }
 

@@ -8,76 +8,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/nn/grid_coords.h"
 #include "kernels/nn/grid_sample.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::kernels {
 namespace {
-
-template <typename T>
-T gs3_unnormalize(T coord, int64_t size, bool align, T* grad) {
-  if (align) {
-    *grad = static_cast<T>(size - 1) / 2;
-    return ((coord + 1) / 2) * (size - 1);
-  }
-  *grad = static_cast<T>(size) / 2;
-  return ((coord + 1) * size - 1) / 2;
-}
-
-template <typename T>
-T gs3_clip(T in, int64_t size, T* grad) {
-  if (in <= T(0)) {
-    *grad = 0;
-    return 0;
-  }
-  const T max = static_cast<T>(size - 1);
-  if (in >= max) {
-    *grad = 0;
-    return max;
-  }
-  *grad = 1;
-  return in;
-}
-
-template <typename T>
-T gs3_reflect(T in, int64_t twice_low, int64_t twice_high, T* grad) {
-  if (twice_low == twice_high) {
-    *grad = 0;
-    return 0;
-  }
-  const T lo = static_cast<T>(twice_low) / 2, span = static_cast<T>(twice_high - twice_low) / 2;
-  in = in - lo;
-  int mult = 1;
-  if (in < T(0)) {
-    mult = -1;
-    in = -in;
-  }
-  const T extra = std::fmod(in, span);
-  const int flips = static_cast<int>(std::floor(in / span));
-  if (flips % 2 == 0) {
-    *grad = static_cast<T>(mult);
-    return extra + lo;
-  }
-  *grad = static_cast<T>(-mult);
-  return span - extra + lo;
-}
-
-// grid_sampler_compute_source_index(_set_grad).
-template <typename T>
-T gs3_source_index(T coord, int64_t size, GridPadding padding, bool align, T* grad) {
-  coord = gs3_unnormalize(coord, size, align, grad);
-  T g_clip, g_refl;
-  if (padding == GridPadding::kBorder) {
-    coord = gs3_clip(coord, size, &g_clip);
-    *grad = *grad * g_clip;
-  } else if (padding == GridPadding::kReflection) {
-    coord = align ? gs3_reflect(coord, 0, 2 * (size - 1), &g_refl) : gs3_reflect(coord, -1, 2 * size - 1, &g_refl);
-    coord = gs3_clip(coord, size, &g_clip);
-    *grad = *grad * g_refl * g_clip;
-  }
-  return coord;
-}
 
 // A position inside the volume as an offset into a channel (-1 outside);
 // far outside coordinates (or NaN) give no tap instead of overflowing.
@@ -104,9 +41,9 @@ struct Taps3 {
 template <typename T>
 Taps3<T> gs3_taps(const GridSampleDesc& d, const T* g) {
   Taps3<T> t;
-  const T ix = gs3_source_index(g[0], d.W, d.padding, d.align_corners, &t.mult[0]);
-  const T iy = gs3_source_index(g[1], d.H, d.padding, d.align_corners, &t.mult[1]);
-  const T iz = gs3_source_index(g[2], d.D, d.padding, d.align_corners, &t.mult[2]);
+  const T ix = grid::source_index(g[0], d.W, d.padding, d.align_corners, &t.mult[0]);
+  const T iy = grid::source_index(g[1], d.H, d.padding, d.align_corners, &t.mult[1]);
+  const T iz = grid::source_index(g[2], d.D, d.padding, d.align_corners, &t.mult[2]);
   if (d.interpolation == GridInterpolation::kNearest) {
     t.at[0] = gs3_at(std::nearbyint(iz), std::nearbyint(iy), std::nearbyint(ix), d);
     t.w[0] = 1;

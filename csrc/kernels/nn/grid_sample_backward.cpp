@@ -1,5 +1,5 @@
 // grid_sampler_2d_backward (grid_sample.h): ATen's rules
-// (ATen/native/GridSampler.h, the *_set_grad coordinate helpers): each grid
+// (ATen/native/GridSampler.h; coordinates: grid_coords.h): each grid
 // point scatters grad_output * weight into its taps of grad_input and
 // gathers d(out)/d(x, y) from the input values at its taps, times the
 // derivative of unnormalize and of the border/reflection mapping. One batch
@@ -7,86 +7,18 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/nn/grid_coords.h"
 #include "kernels/nn/grid_sample.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::kernels {
 namespace {
 
-template <typename T>
-T gsb_unnormalize(T coord, int64_t size, bool align, T* grad) {
-  if (align) {
-    *grad = static_cast<T>(size - 1) / 2;
-    return ((coord + 1) / 2) * (size - 1);
-  }
-  *grad = static_cast<T>(size) / 2;
-  return ((coord + 1) * size - 1) / 2;
-}
-
-template <typename T>
-T gsb_clip(T in, int64_t size, T* grad) {
-  if (in <= T(0)) {
-    *grad = 0;
-    return 0;
-  }
-  const T max = static_cast<T>(size - 1);
-  if (in >= max) {
-    *grad = 0;
-    return max;
-  }
-  *grad = 1;
-  return in;
-}
-
-template <typename T>
-T gsb_reflect(T in, int64_t twice_low, int64_t twice_high, T* grad) {
-  if (twice_low == twice_high) {
-    *grad = 0;
-    return 0;
-  }
-  const T lo = static_cast<T>(twice_low) / 2, span = static_cast<T>(twice_high - twice_low) / 2;
-  in = in - lo;
-  int mult = 1;
-  if (in < T(0)) {
-    mult = -1;
-    in = -in;
-  }
-  const T extra = std::fmod(in, span);
-  const int flips = static_cast<int>(std::floor(in / span));
-  if (flips % 2 == 0) {
-    *grad = static_cast<T>(mult);
-    return extra + lo;
-  }
-  *grad = static_cast<T>(-mult);
-  return span - extra + lo;
-}
-
-// grid_sampler_compute_source_index_set_grad.
-template <typename T>
-T gsb_source_index(T coord, int64_t size, GridPadding padding, bool align, T* grad) {
-  coord = gsb_unnormalize(coord, size, align, grad);
-  T g_clip, g_refl;
-  if (padding == GridPadding::kBorder) {
-    coord = gsb_clip(coord, size, &g_clip);
-    *grad = *grad * g_clip;
-  } else if (padding == GridPadding::kReflection) {
-    coord = align ? gsb_reflect(coord, 0, 2 * (size - 1), &g_refl) : gsb_reflect(coord, -1, 2 * size - 1, &g_refl);
-    coord = gsb_clip(coord, size, &g_clip);
-    *grad = *grad * g_refl * g_clip;
-  }
-  return coord;
-}
-
 // compute_coordinates (no gradient): the padding of one bicubic tap.
 template <typename T>
 T gsb_pad(T coord, int64_t size, GridPadding padding, bool align) {
-  T unused;
-  if (padding == GridPadding::kBorder) return gsb_clip(coord, size, &unused);
-  if (padding == GridPadding::kReflection) {
-    coord = align ? gsb_reflect(coord, 0, 2 * (size - 1), &unused) : gsb_reflect(coord, -1, 2 * size - 1, &unused);
-    return gsb_clip(coord, size, &unused);
-  }
-  return coord;
+  T unused = 1;
+  return grid::pad(coord, size, padding, align, &unused);
 }
 
 template <typename T>
@@ -130,7 +62,8 @@ void backward_typed(const GridSampleDesc& d, const T* gout, const T* input, cons
         T* gg = ggrid + (n * out_plane + p) * 2;
         T gx_mult, gy_mult, gix = 0, giy = 0;
         if (d.interpolation == GridInterpolation::kBicubic) {
-          const T ix = gsb_unnormalize(g[0], d.W, align, &gx_mult), iy = gsb_unnormalize(g[1], d.H, align, &gy_mult);
+          const T ix = grid::unnormalize(g[0], d.W, align, &gx_mult);
+          const T iy = grid::unnormalize(g[1], d.H, align, &gy_mult);
           const T x0 = std::floor(ix), y0 = std::floor(iy);
           T cx[4], cy[4], dx[4], dy[4];
           gsb_cubic(ix - x0, cx, dx);
@@ -158,8 +91,8 @@ void backward_typed(const GridSampleDesc& d, const T* gout, const T* input, cons
             }
           }
         } else {
-          const T ix = gsb_source_index(g[0], d.W, d.padding, align, &gx_mult);
-          const T iy = gsb_source_index(g[1], d.H, d.padding, align, &gy_mult);
+          const T ix = grid::source_index(g[0], d.W, d.padding, align, &gx_mult);
+          const T iy = grid::source_index(g[1], d.H, d.padding, align, &gy_mult);
           if (d.interpolation == GridInterpolation::kNearest) {
             const int64_t a = gsb_at(std::nearbyint(iy), std::nearbyint(ix), d.H, d.W);
             if (gi_n && a >= 0) {

@@ -77,7 +77,7 @@ float round_to_dtype(DType t, float v) {
 double round_to_dtype(DType, double v) { return v; }
 
 template <typename C>
-void nearest_taps(const ResampleDesc& d, bool float_rule, AxisTaps<C>& t) {
+void nearest_taps(const ResampleDesc& d, double scale, bool float_rule, AxisTaps<C>& t) {
   const bool exact = d.mode == ResampleMode::kNearestExact;
   const int64_t in = t.in, out = t.out;
   for (int64_t o = 0; o < out; ++o) {
@@ -87,11 +87,11 @@ void nearest_taps(const ResampleDesc& d, bool float_rule, AxisTaps<C>& t) {
     } else if (float_rule && !exact && out == 2 * in) {
       i = o >> 1;
     } else if (float_rule) {  // nearest_idx / nearest_exact_idx
-      const float s = scales_value<float>(d.scale[0], in, out);
+      const float s = scales_value<float>(scale, in, out);
       i = exact ? static_cast<int64_t>(std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * s)))
                 : static_cast<int64_t>(std::floor(static_cast<float>(o) * s));
     } else {  // the generic kernel's HelperInterpNearest(Exact)
-      const C s = area_scale<C>(in, out, false, d.scale[0]);
+      const C s = area_scale<C>(in, out, false, scale);
       i = exact ? static_cast<int64_t>(std::floor(static_cast<float>(
                       static_cast<double>(source_index<C>(s, o, false, false)) + 0.5)))
                 : static_cast<int64_t>(std::floor(static_cast<float>(source_index<C>(s, o, true, false))));
@@ -105,9 +105,8 @@ void nearest_taps(const ResampleDesc& d, bool float_rule, AxisTaps<C>& t) {
 }  // namespace
 
 template <typename C>
-AxisTaps<C> axis_taps(const ResampleDesc& d0, int axis, bool backward) {
-  ResampleDesc d = d0;
-  d.scale[0] = d0.scale[axis];  // the helpers read the axis' scale from slot 0
+AxisTaps<C> axis_taps(const ResampleDesc& d, int axis, bool backward) {
+  const double scale = d.scale[axis];
   AxisTaps<C> t;
   t.in = d.in[axis];
   t.out = d.out[axis];
@@ -123,11 +122,11 @@ AxisTaps<C> axis_taps(const ResampleDesc& d0, int axis, bool backward) {
     case ResampleMode::kNearest:
     case ResampleMode::kNearestExact:
       size(1);
-      nearest_taps<C>(d, backward || d.nearest_float_index, t);
+      nearest_taps<C>(d, scale, backward || d.nearest_float_index, t);
       break;
     case ResampleMode::kLinear: {
       size(2);
-      const C s = area_scale<C>(in, out, d.align_corners, d.scale[0]);
+      const C s = area_scale<C>(in, out, d.align_corners, scale);
       for (int64_t o = 0; o < out; ++o) {
         int64_t i0 = o;
         C l1 = C(0);
@@ -146,7 +145,7 @@ AxisTaps<C> axis_taps(const ResampleDesc& d0, int axis, bool backward) {
     }
     case ResampleMode::kCubic: {
       size(4);
-      const C s = area_scale<C>(in, out, d.align_corners, d.scale[0]);
+      const C s = area_scale<C>(in, out, d.align_corners, scale);
       for (int64_t o = 0; o < out; ++o) {
         int64_t i0;
         C l;
@@ -164,7 +163,7 @@ AxisTaps<C> axis_taps(const ResampleDesc& d0, int axis, bool backward) {
     case ResampleMode::kCubicAA: {
       const bool cubic = d.mode == ResampleMode::kCubicAA;
       const int taps = cubic ? 4 : 2;
-      const C s = area_scale<C>(in, out, d.align_corners, d.scale[0]);
+      const C s = area_scale<C>(in, out, d.align_corners, scale);
       const C support = s >= C(1) ? static_cast<C>((taps * 0.5) * s) : static_cast<C>(taps * 0.5);
       const int width = static_cast<int>(std::ceil(support)) * 2 + 1;
       size(width);
@@ -172,7 +171,8 @@ AxisTaps<C> axis_taps(const ResampleDesc& d0, int axis, bool backward) {
       for (int64_t o = 0; o < out; ++o) {
         const C center = static_cast<C>(s * (static_cast<double>(o) + 0.5));
         const int64_t lo = std::max(static_cast<int64_t>(center - support + 0.5), int64_t{0});
-        const int64_t n = std::clamp<int64_t>(std::min(static_cast<int64_t>(center + support + 0.5), in) - lo, 0, width);
+        const int64_t hi = std::min(static_cast<int64_t>(center + support + 0.5), in);
+        const int64_t n = std::clamp<int64_t>(hi - lo, 0, width);
         C* w = t.weight.data() + o * width;
         C total = 0;
         for (int64_t j = 0; j < n; ++j) {
