@@ -5,7 +5,7 @@ samples (codegen/proofs/closure.py, codegen/testgen/op_tests.py). A few core ove
 reached by no OpInfo: metadata queries (sym_size.int, ...), the functional
 `copy`, factories with no OpInfo of their own (rand, randperm), and the
 upsample `.vec` overloads, which F.interpolate reaches only after Python
-has already chosen another path. These are PyTorch's own OpInfo class with
+has already chosen another path (one sample function for the 1-3 d ones). These are PyTorch's own OpInfo class with
 sample functions written here, each calling the aten overload itself, so
 every tool that reads op_db reads them the same way. Named like their
 overload ("sym_size" + variant "int"), so entries find them by default.
@@ -90,6 +90,21 @@ def extra_opinfos() -> List:
         for size, scales in [([7, 9], None), ([3, 2], None), (None, [1.5, 2.0]), (None, [2.0, 0.5])]:
             yield SampleInput(x, args=(size, scales))
 
+    def resample_vec(dims, align):
+        # the .vec overload of a 1-3 d upsample: (input, output_size, [align_corners,] scale_factors)
+        def samples(op, device, dtype, requires_grad, **kwargs):
+            x = make_tensor((2, 3) + (5, 4, 3)[:dims], device=device, dtype=dtype, low=-3, high=3)
+            for size, scales in [([7, 9, 4], None), ([3, 2, 2], None), (None, [1.5, 2.0, 0.5]),
+                                 (None, [2.0, 0.5, 1.5])]:
+                size = size[:dims] if size else None
+                scales = scales[:dims] if scales else None
+                if align:
+                    for corners in (False, True):
+                        yield SampleInput(x, args=(size, corners, scales))
+                else:
+                    yield SampleInput(x, args=(size, scales))
+        return samples
+
     def info(name, variant, op, samples, dtypes, **kw):
         return OpInfo(name, variant_test_name=variant, op=op, sample_inputs_func=samples, dtypes=dtypes,
                       supports_out=False, supports_autograd=False, **kw)
@@ -109,4 +124,18 @@ def extra_opinfos() -> List:
              floating_types_and(torch.half, torch.bfloat16)),
         info("upsample_nearest2d", "vec", aten.upsample_nearest2d.vec, nearest_vec,
              floating_types_and(torch.half, torch.bfloat16)),
+    ] + [
+        info(name, "vec", getattr(aten, name).vec, resample_vec(dims, align), dtypes)
+        for name, dims, align, dtypes in [
+            ("upsample_nearest1d", 1, False, floating_types_and(torch.half, torch.bfloat16)),
+            ("upsample_nearest3d", 3, False, floating_types_and(torch.half, torch.bfloat16)),
+            ("_upsample_nearest_exact1d", 1, False, floating_types_and(torch.half, torch.bfloat16)),
+            ("_upsample_nearest_exact2d", 2, False, floating_types_and(torch.half, torch.bfloat16)),
+            ("_upsample_nearest_exact3d", 3, False, floating_types_and(torch.half, torch.bfloat16)),
+            ("upsample_linear1d", 1, True, floating_types_and(torch.half, torch.bfloat16)),
+            ("upsample_trilinear3d", 3, True, floating_types_and(torch.half, torch.bfloat16)),
+            ("upsample_bicubic2d", 2, True, floating_types_and(torch.half, torch.bfloat16)),
+            ("_upsample_bilinear2d_aa", 2, True, floating_types_and()),
+            ("_upsample_bicubic2d_aa", 2, True, floating_types_and()),
+        ]
     ]
