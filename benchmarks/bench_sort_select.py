@@ -2,7 +2,8 @@
 median / nanmedian (all elements and along rows), kthvalue along rows, mode
 along rows, searchsorted of 16M values in 1M sorted boundaries, bucketize,
 unique of 1M elements (sorted, with inverse and counts; includes the one
-synchronisation that reads the unique count).
+synchronisation that reads the unique count), histogram and histogramdd
+(the data's range read with one synchronisation).
 ratio = tpu time / CPU time (lower is better; 1.0 = as fast as CPU)."""
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ CASES = [
     ("unique 1M (inverse, counts)", lambda: torch.randint(0, 1 << 18, (1 << 20,)).float(),
      lambda t: torch.unique(t, return_inverse=True, return_counts=True)),
     ("unique 1M sorted values", lambda: torch.randn(1 << 20), lambda t: torch.unique(t)),
+    ("histogram 16M 100 bins (data range)", lambda: torch.randn(M16), lambda t: torch.histogram(t, 100)),
+    ("histogramdd 4M x 2, 32x32 bins", lambda: torch.randn(1 << 22, 2), lambda t: torch.histogramdd(t, [32, 32])),
 ]
 
 

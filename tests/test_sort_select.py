@@ -126,3 +126,12 @@ def test_unique_wide_unsigned(dtype):
         assert_same(torch.unique(x.to("tpu"), **kw), torch.unique(x, **kw))
         assert_same(torch.unique(x.to("tpu"), dim=0, **kw), torch.unique(x, dim=0, **kw))
         assert_same(torch.unique_consecutive(x.to("tpu"), **kw), torch.unique_consecutive(x, **kw))
+
+
+@pytest.mark.parametrize("return_inverse", [False, True])
+def test_old_unique_overload_matches_cpu(return_inverse):
+    # aten::_unique: what index_fill's backward and older callers reach.
+    x = torch.tensor([[4, 1, 4], [0, 1, 7]])
+    with torch_tpu.no_fallback():
+        actual = torch.ops.aten._unique(x.to("tpu"), True, return_inverse)
+    assert_same(actual, torch.ops.aten._unique(x, True, return_inverse))

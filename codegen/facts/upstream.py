@@ -88,13 +88,14 @@ class UpstreamOp:
 
     @property
     def generic_cpu_kernel(self) -> bool:
-        """The CPU kernel is also CUDA's (or generated from a ufunc): it takes
-        its device from the tensors, so a PrivateUse1 stub kernel is reached.
-        CPU-only kernels may call their stub with a hard-coded CPU device."""
+        """The CPU kernel is also another device's (CUDA's, or MPS's as for
+        histogram), or generated from a ufunc: it takes its device from the
+        tensors, so a PrivateUse1 stub kernel is reached. CPU-only kernels
+        may call their stub with a hard-coded CPU device."""
         if self.ufunc:
             return True
         cpu = self.kernel_for("CPU")
-        return cpu is not None and cpu == self.kernel_for("CUDA")
+        return cpu is not None and cpu in (self.kernel_for("CUDA"), self.kernel_for("MPS"))
 
     @property
     def native_class(self) -> str:

@@ -67,6 +67,8 @@ def _value_type(t: Type, structured: bool = False) -> str:
         if isinstance(e, ListType) and isinstance(e.elem, BaseType) and e.elem.name in (
                 BaseTy.int, BaseTy.SymInt):
             return "at::OptionalIntArrayRef"
+        if isinstance(e, ListType) and isinstance(e.elem, BaseType) and e.elem.name == BaseTy.float:
+            return "::std::optional<at::ArrayRef<double>>"  # histogram's range, as ATen declares it
     if isinstance(t, ListType):
         e = t.elem
         if isinstance(e, BaseType):

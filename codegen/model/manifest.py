@@ -605,7 +605,7 @@ def elementwise_params(signature: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
 
 def _stub_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:
     """Every member of the family whose ATen implementation is shared with
-    CUDA (so it calls its stubs with the tensors' device) is registered; the
+    CUDA or MPS (so it calls its stubs with the tensors' device) is registered; the
     composite members reach them through the dispatcher."""
     variants = []
     members = upstream.family(up) or {up.kind: up}
@@ -623,7 +623,7 @@ def _stub_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, .
                                     via=Via.NATIVE, native=impl.kernel_for("CPU")))
     if not variants:
         check.fail(f"no member of {up.name}'s family has an ATen implementation shared by CPU "
-                   "and CUDA that could reach a tpu stub kernel",
+                   "and CUDA (or MPS) that could reach a tpu stub kernel",
                    "use 'route: direct' with a handwritten impl", key="route")
     return tuple(variants)
 

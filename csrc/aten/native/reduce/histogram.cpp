@@ -1,9 +1,10 @@
-// histc and bincount (direct route; kernels/reduce/histogram.h). CPU's
+// histc, bincount (direct route) and the histogram/histogramdd stubs
+// (kernels/reduce/histogram.h). CPU's
 // Histogram.cpp is shared with MPS only: histc repeats histogram_histc_out
 // (its checks, the range from aminmax with one synchronisation when min ==
 // max, linspace edges) and counts like histogramdd_out_cpu_template on
-// contiguous [M, D] rows (histogram_run also applies `density`, for the
-// histogram overloads still to come).
+// contiguous [M, D] rows (histogram_run also applies `density`, for
+// torch.histogram and histogramdd).
 // bincount (SummaryOps.cpp, CPU-only) reads the input's range with one
 // counted synchronisation: the output size depends on the maximum.
 #include <ATen/native/Resize.h>
@@ -13,6 +14,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -24,6 +26,7 @@
 #include "generated/ops/bincount.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/histc_out.h"
+#include "generated/stub_kernels.h"
 #include "kernels/reduce/histogram.h"
 
 namespace torch_tpu::aten {
@@ -105,6 +108,33 @@ std::pair<double, double> histc_outer_edges(const at::Tensor& input, const at::S
 }
 
 }  // namespace
+
+// The stubs ATen's device-generic Histogram.cpp calls for torch.histogram and
+// torch.histogramdd (input already [M, D], hist and edges sized and checked).
+void histogramdd_kernel(const at::Tensor& self, const std::optional<at::Tensor>& weight, bool density,
+                        at::Tensor& hist, const at::TensorList& bin_edges) {
+  histogram_run(self, weight, density, hist, bin_edges, kernels::BinSelect::kBinarySearch);
+}
+
+void histogramdd_linear_kernel(const at::Tensor& self, const std::optional<at::Tensor>& weight, bool density,
+                               at::Tensor& hist, const at::TensorList& bin_edges, bool local_search) {
+  // local_search: histogramdd, whose edges are returned, so the bins must
+  // agree with them; histc's edges are not returned.
+  histogram_run(self, weight, density, hist, bin_edges,
+                local_search ? kernels::BinSelect::kLinearLocalSearch : kernels::BinSelect::kLinear);
+}
+
+// The data's range per dimension when no range is given (ATen calls this only
+// for a non-empty input): aminmax over the rows, one synchronisation.
+void histogram_select_outer_bin_edges_kernel(const at::Tensor& input, const int64_t N,
+                                             std::vector<double>& leftmost_edges,
+                                             std::vector<double>& rightmost_edges) {
+  auto [mn, mx] = at::aminmax(input, 0);
+  const at::Tensor ends = at::stack({mn, mx}).to(at::kDouble).cpu();
+  const double* e = ends.const_data_ptr<double>();
+  std::copy(e, e + N, leftmost_edges.begin());
+  std::copy(e + N, e + 2 * N, rightmost_edges.begin());
+}
 
 // Histogram.cpp's histogram_histc_out: linspace edges, then the linear bin
 // selection (no local search), as CPU.

@@ -14,6 +14,7 @@
 #include "aten/device/telemetry.h"
 #include "aten/device/tpu_stream.h"
 #include "aten/launch.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/_unique2.h"
 #include "generated/ops/unique_consecutive.h"
 #include "generated/ops/unique_dim.h"
@@ -121,6 +122,11 @@ UniqueResult unique_along(const at::Tensor& self, int64_t dim, bool consecutive)
 UniqueResult _unique2(const at::Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
   (void)sorted;  // CPU sorts either way
   return unique_flat(self, /*consecutive=*/false, return_inverse, return_counts);
+}
+
+std::tuple<at::Tensor, at::Tensor> _unique(const at::Tensor& self, bool sorted, bool return_inverse) {
+  auto [output, inverse, counts] = torch_tpu::aten::_unique2(self, sorted, return_inverse, /*return_counts=*/false);
+  return {output, inverse};
 }
 
 UniqueResult unique_consecutive(const at::Tensor& self, bool return_inverse, bool return_counts,
