@@ -120,3 +120,18 @@ def test_index_reduce_integer_and_nan(reduce, include_self):
         expected = self_cpu.index_reduce(0, index, source, reduce, include_self=include_self)
         got = self_cpu.to("tpu").index_reduce(0, index.to("tpu"), source.to("tpu"), reduce, include_self=include_self)
         torch.testing.assert_close(got.cpu(), expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.float32, torch.complex64])
+@pytest.mark.parametrize("size", [0, 1, 3, 10])
+def test_nonzero_static_values_match_cpu_without_a_sync(dtype, size):
+    x = (torch.arange(24).reshape(2, 3, 4) % 5 == 0).to(dtype)
+    expected = torch.nonzero_static(x, size=size, fill_value=-7)
+    torch_tpu.reset_stats()
+    actual = torch.nonzero_static(x.to("tpu"), size=size, fill_value=-7)
+    assert torch_tpu.stats()["syncs"].get("nonzero", 0) == 0
+    assert actual.stride() == (1, size)  # column-major, as FakeTensor predicts for tpu
+    assert torch.equal(actual.cpu(), expected)
+    out = torch.empty(0, dtype=torch.long, device="tpu")
+    torch.nonzero_static(x.to("tpu"), size=size, fill_value=-7, out=out)
+    assert torch.equal(out.cpu(), expected)

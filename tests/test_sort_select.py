@@ -135,3 +135,18 @@ def test_old_unique_overload_matches_cpu(return_inverse):
     with torch_tpu.no_fallback():
         actual = torch.ops.aten._unique(x.to("tpu"), True, return_inverse)
     assert_same(actual, torch.ops.aten._unique(x, True, return_inverse))
+
+
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_scalar_overloads_and_special_values_match_cpu(invert):
+    x = torch.tensor([[0.0, -0.0, float("nan"), 2.5], [1.0, 2.0, float("inf"), -1.0]])
+    test = torch.tensor([0.0, float("nan"), 2.0, float("inf")])
+    with torch_tpu.no_fallback():
+        assert_same(torch.isin(x.to("tpu"), test.to("tpu"), invert=invert), torch.isin(x, test, invert=invert))
+        assert_same(torch.isin(x.to("tpu"), 2.0, invert=invert), torch.isin(x, 2.0, invert=invert))
+        ints = torch.tensor([1, 2, 3])
+        # A Python float element promotes with int test elements: 2.5 is not 2.
+        for element in (2, 2.5):
+            assert_same(torch.isin(element, ints.to("tpu"), invert=invert), torch.isin(element, ints, invert=invert))
+        assert_same(torch.isin(x.to("tpu"), torch.empty(0, device="tpu"), invert=invert),
+                    torch.isin(x, torch.empty(0), invert=invert))

@@ -1,6 +1,7 @@
 // tril/triu, arange, linspace, nonzero (shape.h).
 #include "kernels/shape/shape.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -198,46 +199,69 @@ void nonzero_count(const TensorDesc& self, int64_t* count) {
   *count = total;
 }
 
-void nonzero_write(const TensorDesc& out, const TensorDesc& self) {
+namespace {
+
+// Writes the coordinates of self's nonzero elements into out's rows, in
+// row-major order. exact: out has one row per nonzero (nonzero); otherwise
+// (nonzero_static) rows past out's end are dropped and rows past the last
+// nonzero are set to fill.
+void nonzero_rows(const TensorDesc& out, const TensorDesc& self, bool exact, int64_t fill) {
   check_desc(self, "nonzero");
   check_desc(out, "nonzero");
   if (out.dtype != DType::kInt64 || out.dim() != 2) throw std::invalid_argument("nonzero: out must be [n, ndim] int64");
   const int64_t n = self.numel();
-  if (n == 0 || out.sizes[0] == 0) return;
+  const int64_t rows = out.sizes[0];
   const int64_t nd = self.dim();
-  visit_dtype(self.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const std::vector<int64_t> counts = chunk_counts<T>(self);
-    std::vector<int64_t> starts(counts.size() + 1, 0);
-    for (size_t c = 0; c < counts.size(); ++c) starts[c + 1] = starts[c] + counts[c];
-    if (starts.back() != out.sizes[0]) throw std::runtime_error("nonzero: self changed between count and write");
-    const T* base = static_cast<const T*>(self.data);
-    int64_t* ob = static_cast<int64_t*>(out.data);
-    const int64_t inner_stride = self.sizes.empty() ? 0 : self.strides.back();
-    runtime::parallel_for(0, static_cast<int64_t>(counts.size()), 1, [&](int64_t c0, int64_t c1) {
-      std::vector<int64_t> coord(nd);
-      for (int64_t c = c0; c < c1; ++c) {
-        int64_t row = starts[c];
-        const int64_t b = c * kNonzeroChunk;
-        int64_t flat = b;
-        visit_nonzero_rows(self, b, std::min(n, (c + 1) * kNonzeroChunk),
-                           [&](const std::array<int64_t, 1>& off, int64_t len) {
-                             const T* p = base + off[0];
-                             for (int64_t j = 0; j < len; ++j, ++flat) {
-                               if (!nonzero_elem(p[j * inner_stride])) continue;
-                               int64_t rest = flat;
-                               for (int64_t d = nd - 1; d >= 0; --d) {
-                                 coord[d] = rest % self.sizes[d];
-                                 rest /= self.sizes[d];
+  int64_t* ob = static_cast<int64_t*>(out.data);
+  int64_t written = 0;
+  if (n > 0 && rows > 0) {
+    visit_dtype(self.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const std::vector<int64_t> counts = chunk_counts<T>(self);
+      std::vector<int64_t> starts(counts.size() + 1, 0);
+      for (size_t c = 0; c < counts.size(); ++c) starts[c + 1] = starts[c] + counts[c];
+      if (exact && starts.back() != rows) throw std::runtime_error("nonzero: self changed between count and write");
+      written = std::min(starts.back(), rows);
+      const T* base = static_cast<const T*>(self.data);
+      const int64_t inner_stride = self.sizes.empty() ? 0 : self.strides.back();
+      runtime::parallel_for(0, static_cast<int64_t>(counts.size()), 1, [&](int64_t c0, int64_t c1) {
+        std::vector<int64_t> coord(nd);
+        for (int64_t c = c0; c < c1; ++c) {
+          int64_t row = starts[c];
+          if (row >= rows) continue;
+          const int64_t b = c * kNonzeroChunk;
+          int64_t flat = b;
+          visit_nonzero_rows(self, b, std::min(n, (c + 1) * kNonzeroChunk),
+                             [&](const std::array<int64_t, 1>& off, int64_t len) {
+                               const T* p = base + off[0];
+                               for (int64_t j = 0; j < len; ++j, ++flat) {
+                                 if (!nonzero_elem(p[j * inner_stride]) || row >= rows) continue;
+                                 int64_t rest = flat;
+                                 for (int64_t d = nd - 1; d >= 0; --d) {
+                                   coord[d] = rest % self.sizes[d];
+                                   rest /= self.sizes[d];
+                                 }
+                                 int64_t* o = ob + row * out.strides[0];
+                                 for (int64_t d = 0; d < nd; ++d) o[d * out.strides[1]] = coord[d];
+                                 ++row;
                                }
-                               int64_t* o = ob + row * out.strides[0];
-                               for (int64_t d = 0; d < nd; ++d) o[d * out.strides[1]] = coord[d];
-                               ++row;
-                             }
-                           });
-      }
+                             });
+        }
+      });
     });
-  });
+  }
+  if (exact) return;
+  for (int64_t r = written; r < rows; ++r) {
+    for (int64_t d = 0; d < out.sizes[1]; ++d) ob[r * out.strides[0] + d * out.strides[1]] = fill;
+  }
+}
+
+}  // namespace
+
+void nonzero_write(const TensorDesc& out, const TensorDesc& self) { nonzero_rows(out, self, /*exact=*/true, 0); }
+
+void nonzero_static_write(const TensorDesc& out, const TensorDesc& self, int64_t fill) {
+  nonzero_rows(out, self, /*exact=*/false, fill);
 }
 
 }  // namespace torch_tpu::kernels

@@ -36,5 +36,8 @@ void linspace(const TensorDesc& out, double start, double end, int64_t steps);
 // ([count, ndim] int64, any strides) with their coordinates.
 void nonzero_count(const TensorDesc& self, int64_t* count);
 void nonzero_write(const TensorDesc& out, const TensorDesc& self);
+// nonzero_static: the first out.sizes[0] coordinates; rows beyond the last
+// nonzero element get `fill`. No count leaves the device.
+void nonzero_static_write(const TensorDesc& out, const TensorDesc& self, int64_t fill);
 
 }  // namespace torch_tpu::kernels

@@ -11,6 +11,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 #include <ATen/ops/index.h>
 #include <ATen/ops/index_put.h>
 #include <ATen/ops/sum.h>
@@ -33,6 +34,8 @@
 #include "generated/ops/masked_select_out.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/nonzero_out.h"
+#include "generated/ops/nonzero_static.h"
+#include "generated/ops/nonzero_static_out.h"
 #include "kernels/index/index.h"
 #include "kernels/shape/shape.h"
 
@@ -182,6 +185,35 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
 at::Tensor nonzero(const at::Tensor& self) {
   at::Tensor out = at::empty({0}, self.options().dtype(at::kLong));
   return nonzero_out(self, out);
+}
+
+// nonzero_static: a fixed number of rows, so no count reaches the host (the
+// point of the op, for export and compiled graphs): one launch writes the
+// first `size` coordinates and pads with fill_value. CPU's checks.
+at::Tensor& nonzero_static_out(const at::Tensor& self, int64_t size, int64_t fill_value, at::Tensor& out) {
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+  TORCH_CHECK(out.dtype() == at::kLong, "nonzero_static: Expected out tensor to have scalar type Long but got scalar type",
+              out.dtype());
+  const int64_t ndim = self.dim();
+  if (out.dim() != 2 || out.size(0) != size || out.size(1) != ndim) {
+    at::native::resize_output(out, {size, ndim});
+  }
+  if (out.numel() == 0) return out;
+  kernels::TensorDesc s = describe(self, "nonzero_static");
+  kernels::TensorDesc o = describe(out, "nonzero_static");
+  std::vector<const void*> buffers{s.data, o.data};
+  launch(self.device().index(), "nonzero_static", std::move(buffers),
+         [s = std::move(s), o = std::move(o), fill_value] { kernels::nonzero_static_write(o, s, fill_value); });
+  return out;
+}
+
+// The functional result is column-major (strides (1, size)), as CUDA's and
+// as FakeTensor predicts for every device but CPU, MPS and XPU: compiled
+// graphs rely on that prediction. CPU's is row-major.
+at::Tensor nonzero_static(const at::Tensor& self, int64_t size, int64_t fill_value) {
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+  at::Tensor out = at::empty_strided({size, self.dim()}, {1, size}, self.options().dtype(at::kLong));
+  return nonzero_static_out(self, size, fill_value, out);
 }
 
 // masked_select: broadcast self and mask, then self[mask] through the tpu
