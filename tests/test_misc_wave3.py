@@ -130,3 +130,34 @@ def test_addbmm_in_place_and_errors_match_cpu():
             torch.addbmm(*(t.to("tpu") for t in args))
         assert type(tpu_error.value) is type(cpu_error.value)
         assert str(tpu_error.value) == str(cpu_error.value)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_cdist_and_pdist_backwards_match_cpu(p):
+    g = torch.Generator().manual_seed(4)
+    x1 = torch.randn(2, 5, 3, generator=g, dtype=torch.float64)
+    x2 = torch.randn(2, 4, 3, generator=g, dtype=torch.float64)
+    x2[0, 1] = x1[0, 2]          # a zero distance
+    x2[1, 0, 1] = x1[1, 3, 1]    # a zero difference in one coordinate
+    pts = torch.randn(6, 3, generator=g, dtype=torch.float64)
+    pts[4] = pts[1]              # duplicate points in pdist
+    results = []
+    for device in ("cpu", "tpu"):
+        a, b, c = (t.to(device).detach().requires_grad_() for t in (x1, x2, pts))
+        # Below 25 rows cdist takes the pairwise kernel (and _cdist_backward) for every p.
+        d = torch.cdist(a, b, p=p)
+        d.backward(torch.linspace(-1, 1, d.numel(), dtype=torch.float64).reshape(d.shape).to(device))
+        e = torch.nn.functional.pdist(c, p=p)
+        e.backward(torch.linspace(0.5, 2, e.numel(), dtype=torch.float64).to(device))
+        results.append([a.grad.cpu(), b.grad.cpu(), c.grad.cpu()])
+    for tpu, cpu in zip(results[1], results[0]):
+        torch.testing.assert_close(tpu, cpu)
+
+
+def test_triu_tril_indices_on_tpu():
+    for fn in (torch.triu_indices, torch.tril_indices):
+        for args in [(4, 4), (3, 5, 1), (5, 3, -2), (0, 3)]:
+            actual = fn(*args, device="tpu")
+            assert actual.device.type == "tpu"
+            assert torch.equal(actual.cpu(), fn(*args))
+        assert fn(3, 3, dtype=torch.int32, device="tpu").dtype == torch.int32
