@@ -150,3 +150,37 @@ def test_isin_scalar_overloads_and_special_values_match_cpu(invert):
             assert_same(torch.isin(element, ints.to("tpu"), invert=invert), torch.isin(element, ints, invert=invert))
         assert_same(torch.isin(x.to("tpu"), torch.empty(0, device="tpu"), invert=invert),
                     torch.isin(x, torch.empty(0), invert=invert))
+
+
+@pytest.mark.parametrize("reduce", ["max", "min", "mean", "sum", "prod"])
+@pytest.mark.parametrize("form", ["lengths", "offsets"])
+def test_segment_reduce_ties_zeros_initial_and_grads_match_cpu(reduce, form):
+    # Ties (max/min split positive gradients), zeros and NaN (prod's explicit
+    # exclusive products), an empty segment, an initial value, int32 indices.
+    data = torch.tensor([[2.0, 2.0, -1.0, 0.0, 3.0, float("nan"), 1.5],
+                         [0.5, 0.5, 0.5, 4.0, 0.0, 0.0, -2.0]], dtype=torch.float64)
+    lengths = torch.tensor([[3, 0, 2, 2], [3, 1, 0, 3]], dtype=torch.int32)
+    index = dict(lengths=lengths) if form == "lengths" else dict(
+        offsets=torch.cat([torch.zeros(2, 1, dtype=torch.int32), lengths.cumsum(1).int()], 1))
+    grad_out = torch.tensor([[1.0, -2.0, 0.5, 3.0], [-1.0, 2.0, 1.0, 0.25]], dtype=torch.float64)
+    results = []
+    for device in ("cpu", "tpu"):
+        for initial in (None, 1.5):
+            x = data.to(device).detach().requires_grad_()
+            with torch_tpu.no_fallback():
+                y = torch.segment_reduce(x, reduce, axis=1, initial=initial,
+                                         **{k: v.to(device) for k, v in index.items()})
+                y.backward(grad_out.to(device))
+            results.append((y.detach().cpu(), x.grad.cpu()))
+    for tpu, cpu in zip(results[2:], results[:2]):
+        torch.testing.assert_close(tpu, cpu, equal_nan=True)
+
+
+def test_segment_reduce_reduced_precision_matches_cpu():
+    data = torch.randn(4, 50, generator=torch.Generator().manual_seed(3)).to(torch.bfloat16)
+    lengths = torch.tensor([[10, 20, 0, 20]] * 4)
+    for reduce in ("sum", "mean", "max", "prod"):
+        expected = torch.segment_reduce(data, reduce, lengths=lengths, axis=1)
+        with torch_tpu.no_fallback():
+            actual = torch.segment_reduce(data.to("tpu"), reduce, lengths=lengths.to("tpu"), axis=1)
+        torch.testing.assert_close(actual.cpu(), expected, equal_nan=True)

@@ -45,12 +45,13 @@ namespace torch_tpu::aten {
 template <class Stub, auto* Kernel, class Signature = std::remove_pointer_t<decltype(Kernel)>>
 struct CountedStubKernel;
 
-template <class Stub, auto* Kernel, class... Args>
-struct CountedStubKernel<Stub, Kernel, void(Args...)> {
+// (Most stubs return void; segment_reduce's return the result.)
+template <class Stub, auto* Kernel, class R, class... Args>
+struct CountedStubKernel<Stub, Kernel, R(Args...)> {
   static inline telemetry::Counter* calls = nullptr;
-  static void run(Args... args) {
+  static R run(Args... args) {
     calls->count(telemetry::Route::kStub);
-    (*Kernel)(std::forward<Args>(args)...);
+    return (*Kernel)(std::forward<Args>(args)...);
   }
 };
 
