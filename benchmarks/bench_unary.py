@@ -1,6 +1,7 @@
 """Unary elementwise ops on tpu against CPU eager, side by side in one
 process: gelu (tanh approximation and exact), exp, sqrt, tanh on 16M float32
-elements (and gelu in bfloat16). Ratio = tpu time / CPU time (lower is
+elements (and gelu in bfloat16); exp, log, sin, sqrt on 4M complex64
+elements (one libm call per element on both sides). Ratio = tpu time / CPU time (lower is
 better). Indicative only on a shared machine."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import torch.nn.functional as F
 from common import compare, print_table, save
 
 N = 16 * 1024 * 1024
+N_COMPLEX = 4 * 1024 * 1024
 
 CASES = [
     ("gelu tanh", torch.float32, lambda x: F.gelu(x, approximate="tanh")),
@@ -20,6 +22,13 @@ CASES = [
     ("tanh", torch.float32, torch.tanh),
     ("log", torch.float32, torch.log),
     ("gelu tanh", torch.bfloat16, lambda x: F.gelu(x, approximate="tanh")),
+]
+
+COMPLEX_CASES = [
+    ("exp", torch.exp),
+    ("log", torch.log),
+    ("sin", torch.sin),
+    ("sqrt", torch.sqrt),
 ]
 
 OUT_CASES = [
@@ -40,6 +49,12 @@ def run():
         t_tpu, t_cpu = compare(lambda: fn(x_tpu), lambda: fn(x_cpu))
         rows.append({"op": name, "dtype": str(dtype).replace("torch.", ""), "numel": N,
                      "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3, "tpu/cpu": t_tpu / t_cpu})
+    for name, fn in COMPLEX_CASES:
+        x_cpu = torch.complex(torch.randn(N_COMPLEX, generator=g), torch.randn(N_COMPLEX, generator=g)) * 3
+        x_tpu = x_cpu.to("tpu")
+        t_tpu, t_cpu = compare(lambda: fn(x_tpu), lambda: fn(x_cpu))
+        rows.append({"op": name, "dtype": "complex64", "numel": N_COMPLEX,
+                     "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3, "tpu/cpu": t_tpu / t_cpu})
     # Into preallocated outputs: the compute alone (CPU eager above also pays
     # for fresh 64 MiB outputs, page faults included; tpu's allocator caches).
     for name, fn in OUT_CASES:
@@ -54,7 +69,7 @@ def run():
 
 def main() -> None:
     rows = run()
-    print_table("unary elementwise, 16M elements (ratio = tpu / cpu)", rows)
+    print_table("unary elementwise, 16M elements (complex64: 4M) (ratio = tpu / cpu)", rows)
     save("unary", rows)
 
 

@@ -8,7 +8,8 @@ autograd, and no host fallback anywhere.
 
 The float approximations (csrc/kernels/common/vec_math.h) are a few ulp from CPU's
 SLEEF-based ones, so values are compared with OpInfo's default tolerances
-(torch.testing.assert_close), the predicates and rounding ops exactly."""
+(torch.testing.assert_close), the predicates and rounding ops exactly; the
+complex ops call CPU's own functions and are compared bit for bit."""
 
 import math
 
@@ -224,7 +225,68 @@ def test_second_device_and_side_stream():
     torch.testing.assert_close(e.cpu(), torch.exp(x), equal_nan=True)
 
 
-def test_complex_is_not_implemented():
+# Complex inputs: CPU's own functions (csrc/kernels/elementwise/complex_math.h),
+# so the bits agree exactly, special values (inf/NaN parts, signed zeros,
+# overflow) included, for contiguous and strided inputs alike.
+UNARY_COMPLEX = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+                 "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh",
+                 "acosh", "atanh"]
+COMPLEX_PARTS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.14159, 1e-3, 1e-20, -1e-40, 1e20, -1e38, 88.0, -100.0,
+                 700.0, 1e300, math.inf, -math.inf, math.nan]
+
+
+def complex_values(dtype, n=20001):
+    """Every pair of COMPLEX_PARTS, then random values at a few scales (near 1
+    too, where expm1/log1p cancel)."""
+    g = torch.Generator().manual_seed(0)
+    grid = torch.tensor([complex(a, b) for a in COMPLEX_PARTS for b in COMPLEX_PARTS], dtype=torch.complex128)
+    r = torch.complex(torch.randn(n, generator=g, dtype=torch.float64), torch.randn(n, generator=g, dtype=torch.float64))
+    return torch.cat([grid, r, r * 30, r * 1e-4, r * 1e-3 + 1]).to(dtype)
+
+
+def assert_same_bits(actual, expected):
+    """Equal parts (NaNs equal whatever their sign), signed zeros included."""
+    a, e = torch.view_as_real(actual.cpu()), torch.view_as_real(expected)
+    torch.testing.assert_close(a, e, rtol=0, atol=0, equal_nan=True)
+    zero = (e == 0)
+    assert torch.equal(torch.signbit(a[zero]), torch.signbit(e[zero]))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("name", UNARY_COMPLEX)
+def test_complex_unary_ops_match_cpu_exactly(name, dtype):
+    fn = getattr(torch, name)
+    x = complex_values(dtype)
+    with torch_tpu.no_fallback():
+        xt = x.to("tpu")
+        assert_same_bits(fn(xt), fn(x))
+        # CPU's contiguous result in both layouts (CPU's strided log1p differs
+        # from its contiguous one in the last bit of one value here)
+        assert_same_bits(fn(strided(xt)), fn(x))
+        torch.testing.assert_close(fn(strided(xt)).cpu(), fn(strided(x)), equal_nan=True)
+        out = torch.empty(2 * x.numel(), dtype=dtype, device="tpu")[::2]
+        fn(xt, out=out)
+        assert_same_bits(out, fn(x))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_backward_formulas_match_cpu(dtype):
+    x = complex_values(dtype, n=2001)
+    g = x.flip(0)
+    # tpu computes every element as CPU's vectorized loop (unfused complex
+    # products); CPU's scalar loop, which runs the last numel % 16 elements,
+    # fuses them for complex64: exact up to there, close after.
+    vec = x.numel() // 16 * 16
+    for op, y in ((torch.ops.aten.sigmoid_backward, torch.sigmoid(x)), (torch.ops.aten.tanh_backward, torch.tanh(x))):
+        with torch_tpu.no_fallback():
+            actual = op(g.to("tpu"), y.to("tpu")).cpu()
+        expected = op(g, y)
+        assert_same_bits(actual[:vec], expected[:vec])
+        torch.testing.assert_close(actual, expected, equal_nan=True)
+
+
+def test_complex_erf_is_rejected():
+    # CPU has no complex erf either (NotImplementedError); tpu refuses it before running.
     z = torch.ones(3, dtype=torch.complex64, device="tpu")
     with pytest.raises(NotImplementedError):
-        torch.exp(z)
+        torch.erf(z)

@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "kernels/elementwise/math.h"
 #include "kernels/elementwise/unary.h"
 #include "kernels/common/isa.h"
 #include "kernels/common/vec_math.h"
@@ -104,13 +105,14 @@ struct SiluBackwardImpl {
 
 // grad (1 - y) y. CPU computes float16 in float16 arithmetic (each
 // operation rounded to float16; bfloat16 in float, rounded once): so does
-// this.
+// this. Complex: grad conj((1 - y) y), with Vectorized<complex>'s unfused
+// products.
 struct SigmoidBackwardOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kSigmoidBackward;
   static constexpr const char* kName = "sigmoid_backward";
   static constexpr int kInputs = 2;
   template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
+  static constexpr bool supports = kFloatingCompute<C> || is_complex_v<C>;
 
   template <typename C>
   struct Fn {
@@ -123,16 +125,31 @@ struct SigmoidBackwardOp : OpTraits {
         return v;
       }
     }
-    M operator()(M dy, M y) const { return round(round(dy * round(M(1) - y)) * y); }
+    M operator()(M dy, M y) const {
+      if constexpr (is_complex_v<M>) {
+        using T = decltype(y.re);
+        const M p = complex_mul(M{T(1) - y.re, T(0) - y.im}, y);
+        return complex_mul(dy, M{p.re, -p.im});
+      } else {
+        return round(round(dy * round(M(1) - y)) * y);
+      }
+    }
   };
 };
 
+// Complex: grad conj(1 - y y), with Vectorized<complex>'s unfused products.
 struct TanhBackwardImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kTanhBackward;
   static constexpr const char* kName = "tanh_backward";
+  static constexpr bool kComplex = true;
   template <typename T>
   __attribute__((always_inline)) static T f(T dy, T y) {
     return dy * (T(1) - y * y);
+  }
+  template <typename T>
+  static Complex<T> f(Complex<T> dy, Complex<T> y) {
+    const Complex<T> yy = complex_mul(y, y);
+    return complex_mul(dy, Complex<T>{T(1) - yy.re, -(T(0) - yy.im)});
   }
 };
 

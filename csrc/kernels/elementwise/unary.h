@@ -17,15 +17,22 @@ template <typename C>
 inline constexpr bool kFloatingCompute =
     std::is_same_v<C, float> || std::is_same_v<C, double> || is_reduced_v<C>;
 
+// Whether Impl also computes complex64/complex128: it says so with
+// `static constexpr bool kComplex = true` and has f(Complex<float>),
+// f(Complex<double>).
+template <typename Impl>
+inline constexpr bool kHasComplex = requires { requires Impl::kComplex; };
+
 // An op of one floating input computed in opmath (float for float16/
-// bfloat16, rounded once): Impl has kOp, kName and f(float), f(double).
+// bfloat16, rounded once): Impl has kOp, kName and f(float), f(double)
+// (and the complex ones, see kHasComplex).
 template <typename Impl>
 struct FloatUnaryOp : OpTraits {
   static constexpr ElementwiseOp kOp = Impl::kOp;
   static constexpr const char* kName = Impl::kName;
   static constexpr int kInputs = 1;
   template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
+  static constexpr bool supports = kFloatingCompute<C> || (is_complex_v<C> && kHasComplex<Impl>);
 
   template <typename C>
   struct Fn {
@@ -42,7 +49,7 @@ struct FloatBinaryOp : OpTraits {
   static constexpr const char* kName = Impl::kName;
   static constexpr int kInputs = 2;
   template <typename C>
-  static constexpr bool supports = kFloatingCompute<C>;
+  static constexpr bool supports = kFloatingCompute<C> || (is_complex_v<C> && kHasComplex<Impl>);
 
   template <typename C>
   struct Fn {

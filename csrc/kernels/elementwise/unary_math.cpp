@@ -4,7 +4,8 @@
 // where CPU uses SLEEF's (a few ulp from CPU; sqrt, rsqrt and reciprocal are
 // correctly rounded divisions/roots as on CPU); sin, cos and tan use libm's
 // float functions (correct range reduction for every input, not vectorized).
-// Double uses libm throughout.
+// Double uses libm throughout. Complex64/complex128 (all but erf) use
+// kernels/elementwise/complex_math.h: CPU's complex functions, bit for bit.
 #include "kernels/common/fp_contract.h"  // first, see there
 // GCC 12's own avx512 half conversions, inlined: see kernels/elementwise/arith.cpp.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -12,6 +13,7 @@
 
 #include <cmath>
 
+#include "kernels/elementwise/complex_math.h"
 #include "kernels/elementwise/unary.h"
 #include "kernels/common/isa.h"
 #include "kernels/common/vec_math.h"
@@ -28,35 +30,49 @@ namespace {
     static double f(double x) { return DOUBLE_EXPR; }              \
   };
 
-TPU_UNARY_IMPL(ExpImpl, kExp, "exp", vmath::exp_f(x), std::exp(x))
-TPU_UNARY_IMPL(Exp2Impl, kExp2, "exp2", vmath::exp2_f(x), std::exp2(x))
-TPU_UNARY_IMPL(Expm1Impl, kExpm1, "expm1", vmath::expm1_f(x), std::expm1(x))
-TPU_UNARY_IMPL(LogImpl, kLog, "log", vmath::log_f(x), std::log(x))
-TPU_UNARY_IMPL(Log1pImpl, kLog1p, "log1p", vmath::log1p_f(x), std::log1p(x))
-TPU_UNARY_IMPL(Log2Impl, kLog2, "log2", vmath::log2_f(x), std::log2(x))
-TPU_UNARY_IMPL(Log10Impl, kLog10, "log10", vmath::log10_f(x), std::log10(x))
-TPU_UNARY_IMPL(SqrtImpl, kSqrt, "sqrt", std::sqrt(x), std::sqrt(x))
+// The same with complex64/complex128 (kernels/elementwise/complex_math.h):
+// cx::NAME of the complex value.
+#define TPU_UNARY_IMPL_C(Name, OP, NAME, FLOAT_EXPR, DOUBLE_EXPR)  \
+  struct Name {                                                    \
+    static constexpr ElementwiseOp kOp = ElementwiseOp::OP;        \
+    static constexpr const char* kName = #NAME;                    \
+    static constexpr bool kComplex = true;                         \
+    __attribute__((always_inline)) static float f(float x) { return FLOAT_EXPR; }  \
+    static double f(double x) { return DOUBLE_EXPR; }              \
+    static Complex<float> f(Complex<float> z) { return cx::NAME(z); }   \
+    static Complex<double> f(Complex<double> z) { return cx::NAME(z); } \
+  };
+
+TPU_UNARY_IMPL_C(ExpImpl, kExp, exp, vmath::exp_f(x), std::exp(x))
+TPU_UNARY_IMPL_C(Exp2Impl, kExp2, exp2, vmath::exp2_f(x), std::exp2(x))
+TPU_UNARY_IMPL_C(Expm1Impl, kExpm1, expm1, vmath::expm1_f(x), std::expm1(x))
+TPU_UNARY_IMPL_C(LogImpl, kLog, log, vmath::log_f(x), std::log(x))
+TPU_UNARY_IMPL_C(Log1pImpl, kLog1p, log1p, vmath::log1p_f(x), std::log1p(x))
+TPU_UNARY_IMPL_C(Log2Impl, kLog2, log2, vmath::log2_f(x), std::log2(x))
+TPU_UNARY_IMPL_C(Log10Impl, kLog10, log10, vmath::log10_f(x), std::log10(x))
+TPU_UNARY_IMPL_C(SqrtImpl, kSqrt, sqrt, std::sqrt(x), std::sqrt(x))
 // 1 / sqrt(x), two correctly rounded steps, as ATen's Vectorized rsqrt.
-TPU_UNARY_IMPL(RsqrtImpl, kRsqrt, "rsqrt", 1.0f / std::sqrt(x), 1.0 / std::sqrt(x))
-TPU_UNARY_IMPL(SinImpl, kSin, "sin", std::sin(x), std::sin(x))
-TPU_UNARY_IMPL(CosImpl, kCos, "cos", std::cos(x), std::cos(x))
-TPU_UNARY_IMPL(TanImpl, kTan, "tan", std::tan(x), std::tan(x))
-TPU_UNARY_IMPL(TanhImpl, kTanh, "tanh", vmath::tanh_f(x), std::tanh(x))
+TPU_UNARY_IMPL_C(RsqrtImpl, kRsqrt, rsqrt, 1.0f / std::sqrt(x), 1.0 / std::sqrt(x))
+TPU_UNARY_IMPL_C(SinImpl, kSin, sin, std::sin(x), std::sin(x))
+TPU_UNARY_IMPL_C(CosImpl, kCos, cos, std::cos(x), std::cos(x))
+TPU_UNARY_IMPL_C(TanImpl, kTan, tan, std::tan(x), std::tan(x))
+TPU_UNARY_IMPL_C(TanhImpl, kTanh, tanh, vmath::tanh_f(x), std::tanh(x))
 // 1 / (1 + e^-x), as CPU's sigmoid.
-TPU_UNARY_IMPL(SigmoidImpl, kSigmoid, "sigmoid", vmath::sigmoid_f(x), 1.0 / (1.0 + std::exp(-x)))
+TPU_UNARY_IMPL_C(SigmoidImpl, kSigmoid, sigmoid, vmath::sigmoid_f(x), 1.0 / (1.0 + std::exp(-x)))
 TPU_UNARY_IMPL(ErfImpl, kErf, "erf", vmath::erf_f(x), std::erf(x))
-TPU_UNARY_IMPL(ReciprocalImpl, kReciprocal, "reciprocal", 1.0f / x, 1.0 / x)
+TPU_UNARY_IMPL_C(ReciprocalImpl, kReciprocal, reciprocal, 1.0f / x, 1.0 / x)
 // libm's float functions (SLEEF's on CPU): within an ulp or two of CPU.
-TPU_UNARY_IMPL(SinhImpl, kSinh, "sinh", std::sinh(x), std::sinh(x))
-TPU_UNARY_IMPL(CoshImpl, kCosh, "cosh", std::cosh(x), std::cosh(x))
-TPU_UNARY_IMPL(AsinImpl, kAsin, "asin", std::asin(x), std::asin(x))
-TPU_UNARY_IMPL(AcosImpl, kAcos, "acos", std::acos(x), std::acos(x))
-TPU_UNARY_IMPL(AtanImpl, kAtan, "atan", std::atan(x), std::atan(x))
-TPU_UNARY_IMPL(AsinhImpl, kAsinh, "asinh", std::asinh(x), std::asinh(x))
-TPU_UNARY_IMPL(AcoshImpl, kAcosh, "acosh", std::acosh(x), std::acosh(x))
-TPU_UNARY_IMPL(AtanhImpl, kAtanh, "atanh", std::atanh(x), std::atanh(x))
+TPU_UNARY_IMPL_C(SinhImpl, kSinh, sinh, std::sinh(x), std::sinh(x))
+TPU_UNARY_IMPL_C(CoshImpl, kCosh, cosh, std::cosh(x), std::cosh(x))
+TPU_UNARY_IMPL_C(AsinImpl, kAsin, asin, std::asin(x), std::asin(x))
+TPU_UNARY_IMPL_C(AcosImpl, kAcos, acos, std::acos(x), std::acos(x))
+TPU_UNARY_IMPL_C(AtanImpl, kAtan, atan, std::atan(x), std::atan(x))
+TPU_UNARY_IMPL_C(AsinhImpl, kAsinh, asinh, std::asinh(x), std::asinh(x))
+TPU_UNARY_IMPL_C(AcoshImpl, kAcosh, acosh, std::acosh(x), std::acosh(x))
+TPU_UNARY_IMPL_C(AtanhImpl, kAtanh, atanh, std::atanh(x), std::atanh(x))
 
 #undef TPU_UNARY_IMPL
+#undef TPU_UNARY_IMPL_C
 
 }  // namespace
 }  // namespace TORCH_TPU_ISA
