@@ -2,8 +2,9 @@
 against CPU, on the values op_db's samples miss: zeros of both signs, the
 infinities, NaN, poles (negative integers of polygamma and zeta), the far
 tails of ndtri/log_ndtr/erfcx (down to subnormals), large arguments where
-e^x overflows in i0/i1, n out of range, and nextafter's bit-exact steps in
-float16/bfloat16."""
+e^x overflows in i0/i1, n out of range, nextafter's bit-exact steps in
+float16/bfloat16, and the branch points and far arguments of the Bessel
+functions and Airy Ai of special_bessel.cpp."""
 
 import math
 
@@ -29,8 +30,9 @@ def _values(dtype, edges, seed=0, scale=4.0, n=63):
                       torch.randn(n, generator=g, dtype=torch.float64) * scale]).to(dtype)
 
 
+# 709.7827: I0's e^x times its asymptotic sum would overflow double, I0 does not
 BESSEL_EDGES = [0.0, -0.0, 1e-30, -1e-30, 7.9, 8.0, 8.1, 12.0, 12.5, 20.9, 21.0, 21.5, -21.5,
-                30.0, 50.0, 88.0, 88.7, 88.8, -88.8, 89.0, 100.0, 700.0, 709.7, 709.9, 713.0, -713.0,
+                30.0, 50.0, 88.0, 88.7, 88.8, -88.8, 89.0, 100.0, 700.0, 709.7, 709.7827, 709.9, 713.0, -713.0,
                 1e10, INF, -INF, NAN]
 
 
@@ -232,3 +234,38 @@ def test_polynomial_edges(name, dtype):
 def test_spherical_bessel_j0_edges(dtype):
     x = _values(dtype, [0.0, -0.0, 0.4999, 0.5, -0.5, 1e-20, 3.14159, 1e30, INF, -INF, NAN], scale=5.0)
     _check(torch.special.spherical_bessel_j0, x)
+
+
+# Each function's branch points (J/Y: 1e-5 and 5; K: 2; I: 8 and e^x's
+# overflow; Ai: +-2.09, 8.3203353, 103.892), zeros of J0, J1, Y0, Y1, tiny and
+# subnormal arguments, negative ones (NaN for Y and K), and large ones where
+# x^2 or x^(3/2) overflows and the phase x - pi/4 is all rounding.
+BESSEL_JY_EDGES = [0.0, -0.0, 1e-30, -1e-30, 1e-45, 1e-310, 9.9e-6, 1e-5, 1.1e-5, 0.8935769662791675,
+                   2.197141326031017, 2.404825557695773, 3.8317059702075125, 4.999999, 5.0, 5.000001, -5.0,
+                   -5.000001, 1e3, 1e5, 1e10, 1e15, 1e20, 1e30, 1e38, 1e300, -1e300, INF, -INF, NAN]
+BESSEL_K_EDGES = [0.0, -0.0, 1e-45, 1e-310, 1e-30, 1e-8, 1.4, 1.9999999, 2.0, 2.0000001, 50.0, 88.0, 89.0,
+                  103.0, 104.0, 700.0, 708.0, 710.0, 750.0, 1e10, 1e38, 1e300, -1.0, -1e-30, INF, -INF, NAN]
+BESSEL_I_EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-310, 1e-30, 7.9, 8.0, 8.1, 21.0, 88.7, 88.72, 88.8, -88.8,
+                  89.0, 709.7, 709.7827, 709.79, 713.0, -713.0, 1e10, INF, -INF, NAN]
+AIRY_EDGES = [0.0, -0.0, 1e-30, -2.08999, -2.09, -2.0900001, 2.0899999, 2.09, 8.32033, 8.3203353, 8.32034,
+              103.89, 103.892, 103.9, 1e3, -1e3, -1e10, -1e20, -1e30, -1e38, -1e300, 1e300, INF, -INF, NAN]
+BESSEL_FUNCTIONS = {
+    "bessel_j0": BESSEL_JY_EDGES, "bessel_j1": BESSEL_JY_EDGES, "bessel_y0": BESSEL_JY_EDGES,
+    "bessel_y1": BESSEL_JY_EDGES, "modified_bessel_i0": BESSEL_I_EDGES, "modified_bessel_i1": BESSEL_I_EDGES,
+    "modified_bessel_k0": BESSEL_K_EDGES, "modified_bessel_k1": BESSEL_K_EDGES,
+    "scaled_modified_bessel_k0": BESSEL_K_EDGES, "scaled_modified_bessel_k1": BESSEL_K_EDGES,
+    "airy_ai": AIRY_EDGES,
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DOUBLE, ids=str)
+@pytest.mark.parametrize("name", list(BESSEL_FUNCTIONS))
+def test_bessel_and_airy_edges(name, dtype):
+    """op_db's samples stay within a few tens of 0: add the edges above and
+    a sweep of |x| up to 1e20 of both signs."""
+    g = torch.Generator().manual_seed(0)
+    sweep = 10 ** (torch.rand(100, generator=g, dtype=torch.float64) * 20)
+    sign = torch.where(torch.rand(100, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
+    x = torch.cat([torch.tensor(BESSEL_FUNCTIONS[name], dtype=torch.float64),
+                   torch.randn(100, generator=g, dtype=torch.float64) * 10, sweep * sign]).to(dtype)
+    _check(getattr(torch.special, name), x)

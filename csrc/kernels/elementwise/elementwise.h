@@ -207,7 +207,19 @@ namespace torch_tpu::kernels {
   X(SpecialHermiteHe, BASE) \
   X(SpecialLaguerreL, BASE) \
   X(SpecialLegendreP, BASE) \
-  X(SpecialSphericalBesselJ0, BASE)   /* sin(x) / x (special_polynomials.cpp) */
+  X(SpecialSphericalBesselJ0, BASE)   /* sin(x) / x (special_polynomials.cpp) */ \
+  /* --- Bessel functions and Airy Ai (kernels/elementwise/special_bessel.cpp) --- */ \
+  X(SpecialBesselJ0, BASE) \
+  X(SpecialBesselJ1, BASE) \
+  X(SpecialBesselY0, BASE) \
+  X(SpecialBesselY1, BASE) \
+  X(SpecialModifiedBesselI0, BASE) \
+  X(SpecialModifiedBesselI1, BASE) \
+  X(SpecialModifiedBesselK0, BASE) \
+  X(SpecialModifiedBesselK1, BASE) \
+  X(SpecialScaledModifiedBesselK0, BASE)   /* e^x K0(x) */ \
+  X(SpecialScaledModifiedBesselK1, BASE)   /* e^x K1(x) */ \
+  X(SpecialAiryAi, BASE)
 
 enum class ElementwiseOp : int16_t {
 #define TORCH_TPU_EW_ENUMERATOR(name, isa) k##name,
