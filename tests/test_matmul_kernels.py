@@ -118,6 +118,16 @@ def test_mm_views(dtype, layout):
     assert_matches(torch.mm, a, b)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64])
+@pytest.mark.parametrize("k", [1, 15, 17, 33, 71, 300, 515])
+def test_mm_transposed_b_tiles(dtype, k):
+    """x @ W.t() (a linear layer): B's columns are contiguous and packing
+    transposes them in tiles of 16 k values; k around and across the tile
+    and K-block sizes, odd k for bfloat16's (k, k+1) pairs."""
+    a, b = values((7, k), dtype, 1), values((70, k), dtype, 2).t()
+    assert_matches(torch.mm, a, b)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
 def test_mm_out(dtype):
     a, b = values((9, 11), dtype, 1), values((11, 13), dtype, 2)
