@@ -41,6 +41,7 @@ class _EntryView:
     stub: str
     kernel: str
     wrappers: List[Wrapper]
+    replaces_decomposition: bool
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,8 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
     shard_template = env.get_template("register_shard.cpp.j2")
     for k in range(NUM_SHARDS):
         mine = [e for e in entries if shard_of(e) == k]
-        views = [_EntryView(e.op, e.route, e.stub, e.kernel, [wrapper(e, v) for v in e.variants])
-                 for e in mine]
+        views = [_EntryView(e.op, e.route, e.stub, e.kernel, [wrapper(e, v) for v in e.variants],
+                            bool(e.replaces_decomposition)) for e in mine]
         files[os.path.join(GENERATED_DIR, f"register_shard_{k}.cpp")] = shard_template.render(
             shard=k, num_shards=NUM_SHARDS, entries=views,
             wrappers=[w for v in views for w in v.wrappers if w.name],

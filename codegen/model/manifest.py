@@ -61,6 +61,10 @@ KEYS = {
                        "fills the outputs after ATen's meta() has checked the arguments and "
                        "allocated or checked them; the functional, in-place and out= variants "
                        "are all registered",
+    "replaces_decomposition": "direct, for a CompositeImplicitAutograd op: why tpu runs its own "
+                              "composition instead of upstream's decomposition. impl is registered "
+                              "for AutogradPrivateUse1 as well as PrivateUse1, so autograd records "
+                              "what impl calls (covered ops, or autograd::Functions of its own)",
     "device_check": "{policy: NoCheck, reason: ...}: no generated device check and guard for "
                     "this entry (default: as upstream's device_check/device_guard say)",
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
@@ -151,6 +155,9 @@ class Entry:
     impl: str = ""
     structured_impl: str = ""
     device_check_reason: str = ""   # set: the entry opts out of generated device checks
+    # set: a direct entry for a CompositeImplicitAutograd op, registered for
+    # AutogradPrivateUse1 too (why: this text)
+    replaces_decomposition: str = ""
     stub: str = ""
     stub_header: str = ""
     kernel: str = ""
@@ -321,8 +328,9 @@ def _entry(path: str, item) -> Entry:
                        "keep 'structured_impl' (it covers the whole structured family) or "
                        "'impl' (exactly this overload)", key="impl")
         needs["direct"] = ("structured_impl",)
-    optional = {"stub": ("also_stubs", "elementwise")}.get(route, ())
-    for key in ("impl", "structured_impl", "stub", "kernel", "also_stubs", "elementwise"):
+    optional = {"stub": ("also_stubs", "elementwise"), "direct": ("replaces_decomposition",)}.get(route, ())
+    for key in ("impl", "structured_impl", "stub", "kernel", "also_stubs", "elementwise",
+                "replaces_decomposition"):
         if key in item and key not in needs[route] + optional:
             check.fail(f"'{key}' does not apply to route '{route}'",
                        f"remove it (route '{route}' takes: {', '.join(needs[route]) or 'no kernel'})",
@@ -344,7 +352,9 @@ def _entry(path: str, item) -> Entry:
         routed = dict(variants=_structured_impl_variants(check, up),
                       structured_impl=item["structured_impl"])
     elif route == Route.DIRECT:
-        routed = dict(variants=(_direct_variant(check, up),), impl=item["impl"])
+        replaces = _replaces_decomposition(check, up, item.get("replaces_decomposition"))
+        routed = dict(variants=(_direct_variant(check, up, bool(replaces)),), impl=item["impl"],
+                      replaces_decomposition=replaces)
     elif route == Route.STUB:
         stub, header = _stub(check, item["stub"])
         routed = dict(variants=_stub_variants(check, up), stub=stub, stub_header=header,
@@ -433,12 +443,27 @@ def _kind(up: upstream.UpstreamOp) -> str:
     return _KIND_NAMES.get(up.kind, Kind.OTHER)
 
 
-def _direct_variant(check: _Checker, up: upstream.UpstreamOp) -> Variant:
-    if up.composite_implicit:
+def _direct_variant(check: _Checker, up: upstream.UpstreamOp, replaces: bool = False) -> Variant:
+    if up.composite_implicit and not replaces:
         check.fail("is CompositeImplicitAutograd upstream: it decomposes into other ops, and "
                    "registering a kernel for it would bypass autograd",
-                   "use 'route: composite' and cover the ops it decomposes into")
+                   "use 'route: composite' and cover the ops it decomposes into, or, when tpu "
+                   "needs a composition of its own, say why with 'replaces_decomposition: ...'")
     return Variant(up.name, _kind(up), _signature(check, up), up, via=Via.IMPL)
+
+
+def _replaces_decomposition(check: _Checker, up: upstream.UpstreamOp, value) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        check.fail("'replaces_decomposition' must say why, as a string",
+                   "replaces_decomposition: \"one autograd node per layer instead of ...\"",
+                   key="replaces_decomposition")
+    if not up.composite_implicit:
+        check.fail(f"'replaces_decomposition' is for CompositeImplicitAutograd ops; {up.name} "
+                   "has kernels of its own upstream (autograd comes from derivatives.yaml)",
+                   "remove 'replaces_decomposition'", key="replaces_decomposition")
+    return value.strip()
 
 
 def _structured_impl_variants(check: _Checker, up: upstream.UpstreamOp) -> Tuple[Variant, ...]:

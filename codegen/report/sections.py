@@ -458,7 +458,8 @@ def _family_table(fam: str, entries: List, f: Facts, reasons: Reasons) -> str:
         lines.append(row(f"`{e.op}`", code_list(v.op for v in e.variants) or DASH, e.route,
                          coverage._kernel(e), check, coverage._dtypes(e.dtypes),
                          coverage.meta_kind(e.op), coverage.autocast_policy(e),
-                         autograd.autograd_source(e.op), proof, e.notes))
+                         "tpu composition (replaces_decomposition: " + e.replaces_decomposition + ")"
+                         if e.replaces_decomposition else autograd.autograd_source(e.op), proof, e.notes))
     lines.append("")
     if f.plans is None:
         return "\n".join(lines + ["Tests: codegen/testgen/op_tests.py is not available.", ""])

@@ -42,6 +42,11 @@ void register_kernel(torch::Library& lib, const char* op, torch::CppFunction&& f
   }
 }
 
+void register_autograd_kernel(torch::Library& autograd_lib, const char* op, torch::CppFunction&& fn) {
+  // Forced to the host: upstream's decomposition stays in charge of autograd.
+  if (!forced_to_host(op)) autograd_lib.impl(op, std::move(fn));
+}
+
 void register_host_fallback(torch::Library& lib, const char* op) {
   lib.impl(op, declared_fallback());
 }

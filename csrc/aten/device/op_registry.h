@@ -20,6 +20,8 @@ namespace torch_tpu::aten {
 // the op ("add.Tensor,mul.out" or "all"), registers the host fallback instead
 // (for debugging a kernel: does the result change when the op runs on CPU?).
 void register_kernel(torch::Library& lib, const char* op, torch::CppFunction&& fn);
+// The same for AutogradPrivateUse1: an entry with replaces_decomposition.
+void register_autograd_kernel(torch::Library& autograd_lib, const char* op, torch::CppFunction&& fn);
 // route: fallback in ops.yaml: the op runs on the host, always, and is counted.
 void register_host_fallback(torch::Library& lib, const char* op);
 // The ops TORCH_TPU_FORCE_FALLBACK names (read once).

@@ -6,6 +6,7 @@
 #include "kernels/fused/fused.h"
 #include "kernels/common/isa.h"
 #include "kernels/nn/nn.h"
+#include "kernels/nn/rnn.h"
 #include "kernels/nn/rows.h"
 #include "kernels/random/random.h"
 #include "kernels/sort/sort.h"
@@ -21,6 +22,10 @@ TORCH_TPU_ISA_DISPATCH_AVX512(void, layer_norm_forward, (const LayerNormDesc& d)
 TORCH_TPU_ISA_DISPATCH_AVX512(void, layer_norm_backward, (const LayerNormBackwardDesc& d), (d))
 TORCH_TPU_ISA_DISPATCH_AVX512(void, batch_norm_forward, (const BatchNormDesc& d), (d))
 TORCH_TPU_ISA_DISPATCH_AVX512(void, batch_norm_backward, (const BatchNormBackwardDesc& d), (d))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, lstm_layer_forward, (const RnnLayerDesc& d), (d))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, lstm_layer_backward, (const RnnLayerBackwardDesc& d), (d))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, gru_layer_forward, (const RnnLayerDesc& d), (d))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, gru_layer_backward, (const RnnLayerBackwardDesc& d), (d))
 
 bool sort_supports(DType t) { return t != DType::kComplex64 && t != DType::kComplex128; }
 TORCH_TPU_ISA_DISPATCH_AVX512(void, sort_rows,

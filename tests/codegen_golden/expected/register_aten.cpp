@@ -9,27 +9,30 @@
 
 namespace torch_tpu::aten {
 
-void register_shard_0(torch::Library& lib);
-void register_shard_1(torch::Library& lib);
-void register_shard_2(torch::Library& lib);
-void register_shard_3(torch::Library& lib);
-void register_shard_4(torch::Library& lib);
-void register_shard_5(torch::Library& lib);
-void register_shard_6(torch::Library& lib);
-void register_shard_7(torch::Library& lib);
+void register_shard_0(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_1(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_2(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_3(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_4(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_5(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_6(torch::Library& lib, torch::Library& autograd_lib);
+void register_shard_7(torch::Library& lib, torch::Library& autograd_lib);
 
 void register_generated_ops() {
   static torch::Library* lib = [] {
     auto* m = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1,
                                  __FILE__, __LINE__);
-    register_shard_0(*m);
-    register_shard_1(*m);
-    register_shard_2(*m);
-    register_shard_3(*m);
-    register_shard_4(*m);
-    register_shard_5(*m);
-    register_shard_6(*m);
-    register_shard_7(*m);
+    // Entries with replaces_decomposition register here too (ops.yaml).
+    auto* autograd = new torch::Library(torch::Library::IMPL, "aten",
+                                        c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+    register_shard_0(*m, *autograd);
+    register_shard_1(*m, *autograd);
+    register_shard_2(*m, *autograd);
+    register_shard_3(*m, *autograd);
+    register_shard_4(*m, *autograd);
+    register_shard_5(*m, *autograd);
+    register_shard_6(*m, *autograd);
+    register_shard_7(*m, *autograd);
     return m;
   }();
   (void)lib;

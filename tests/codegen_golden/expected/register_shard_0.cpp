@@ -17,9 +17,12 @@ namespace {
 
 }  // namespace
 
-void register_shard_0(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_0(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_0(torch::Library& lib) {
+void register_shard_0(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
 }
 
 }  // namespace torch_tpu::aten

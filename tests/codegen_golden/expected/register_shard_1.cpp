@@ -24,9 +24,12 @@ at::Tensor tpu__copy_from(const at::Tensor & self, const at::Tensor & dst, bool 
 
 }  // namespace
 
-void register_shard_1(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_1(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_1(torch::Library& lib) {
+void register_shard_1(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // _copy_from: route direct
   register_kernel(lib, "_copy_from", torch::CppFunction(TORCH_FN(tpu__copy_from)));
 }

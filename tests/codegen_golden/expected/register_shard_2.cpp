@@ -24,9 +24,12 @@ const at::Tensor & tpu_resize_(const at::Tensor & self, at::IntArrayRef size, ::
 
 }  // namespace
 
-void register_shard_2(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_2(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_2(torch::Library& lib) {
+void register_shard_2(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // resize_: route direct
   register_kernel(lib, "resize_", torch::CppFunction(TORCH_FN(tpu_resize_)));
 }

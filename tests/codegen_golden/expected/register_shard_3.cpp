@@ -78,9 +78,12 @@ at::Tensor & tpu_softplus_out(const at::Tensor & self, const at::Scalar & beta, 
 
 }  // namespace
 
-void register_shard_3(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_3(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_3(torch::Library& lib) {
+void register_shard_3(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // exp2: route stub (exp2_stub -> exp2_kernel)
   register_kernel(lib, "exp2", torch::CppFunction(TORCH_FN(tpu_exp2)));
   register_kernel(lib, "exp2.out", torch::CppFunction(TORCH_FN(tpu_exp2_out)));

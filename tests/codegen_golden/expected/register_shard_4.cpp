@@ -24,9 +24,12 @@ at::Tensor tpu_empty_strided(at::IntArrayRef size, at::IntArrayRef stride, ::std
 
 }  // namespace
 
-void register_shard_4(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_4(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_4(torch::Library& lib) {
+void register_shard_4(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // empty_strided: route direct
   register_kernel(lib, "empty_strided", torch::CppFunction(TORCH_FN(tpu_empty_strided)));
 }

@@ -124,9 +124,12 @@ at::Tensor & tpu_gelu_(at::Tensor & self, c10::string_view approximate) {
 
 }  // namespace
 
-void register_shard_5(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_5(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_5(torch::Library& lib) {
+void register_shard_5(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // add.Tensor: route stub (add_stub -> add_kernel)
   register_kernel(lib, "add.Tensor", torch::CppFunction(TORCH_FN(tpu_add_Tensor)));
   register_kernel(lib, "add.out", torch::CppFunction(TORCH_FN(tpu_add_out)));

@@ -11,6 +11,7 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
+#include "generated/ops/gru_input.h"
 #include "generated/stub_kernels.h"
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/abs_native.h>
@@ -26,6 +27,16 @@ at::Tensor & tpu_abs_out(const at::Tensor & self, at::Tensor & out) {
   return at::native::abs_out(self, out);
 }
 
+::std::tuple<at::Tensor,at::Tensor> tpu_gru_input(const at::Tensor & input, const at::Tensor & hx, at::TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  static auto& calls = telemetry::op_counter("aten::gru.input");
+  calls.count(telemetry::Route::kDirect);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, input, "tpu_gru_input", "input");
+  c10::impl::check_and_update_common_device(common_device, hx, "tpu_gru_input", "hx");
+  const c10::OptionalDeviceGuard guard(at::device_of(input));
+  return torch_tpu::aten::gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
 at::Tensor tpu_view(const at::Tensor & self, at::IntArrayRef size) {
   static auto& calls = telemetry::op_counter("aten::view");
   calls.count(telemetry::Route::kDirect);
@@ -34,12 +45,18 @@ at::Tensor tpu_view(const at::Tensor & self, at::IntArrayRef size) {
 
 }  // namespace
 
-void register_shard_6(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_6(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_6(torch::Library& lib) {
+void register_shard_6(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // abs: route stub (abs_stub -> abs_kernel)
   register_kernel(lib, "abs.out", torch::CppFunction(TORCH_FN(tpu_abs_out)));
   set_stub_kernel<&torch_tpu::aten::abs_kernel>(at::native::abs_stub, "abs_stub");
+  // gru.input: route direct
+  register_kernel(lib, "gru.input", torch::CppFunction(TORCH_FN(tpu_gru_input)));
+  register_autograd_kernel(autograd_lib, "gru.input", torch::CppFunction(TORCH_FN(tpu_gru_input)));
   // view: route direct
   register_kernel(lib, "view", torch::CppFunction(TORCH_FN(tpu_view)));
 }

@@ -71,9 +71,12 @@ at::Tensor & tpu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_
 
 }  // namespace
 
-void register_shard_7(torch::Library& lib);  // called by register_aten.cpp
+// Called by register_aten.cpp. autograd_lib: the AutogradPrivateUse1 library,
+// for entries that replace a CompositeImplicitAutograd decomposition.
+void register_shard_7(torch::Library& lib, torch::Library& autograd_lib);
 
-void register_shard_7(torch::Library& lib) {
+void register_shard_7(torch::Library& lib, torch::Library& autograd_lib) {
+  (void)autograd_lib;
   // _softmax: route direct
   register_kernel(lib, "_softmax", torch::CppFunction(TORCH_FN(tpu__softmax)));
   register_kernel(lib, "_softmax.out", torch::CppFunction(TORCH_FN(tpu__softmax_out)));
