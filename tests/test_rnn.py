@@ -242,3 +242,8 @@ def test_torch_func_transforms_match_cpu(kind):
     gc, gt = grads(cpu, x), grads(tpu, x.to("tpu"))
     for name in gc:
         torch.testing.assert_close(gt[name].cpu(), gc[name], **TOL[torch.float32])
+    # After the transform the layer path is back (functorch's TLS outlives it).
+    torch_tpu.reset_stats()
+    tpu(x.to("tpu"))
+    layer, cell = _layer_calls(kind)
+    assert layer == {"direct": 1} and not cell

@@ -17,7 +17,6 @@
 // Double backward is not supported, as with cuDNN's RNN on CUDA: backward
 // with create_graph=True works, and differentiating its results again
 // raises NotImplementedError.
-#include <ATen/FuncTorchTLS.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/cat.h>
@@ -29,6 +28,7 @@
 #include <ATen/ops/stack.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/GradMode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "aten/launch.h"
@@ -267,9 +267,10 @@ struct GruLayer : public torch::autograd::Function<GruLayer> {
 // contiguous weights, and no LSTM projections (hidden states all of size H).
 bool layer_path_covers(const at::Tensor& input, at::TensorList hx, at::TensorList params, int64_t per_layer,
                        int64_t layers, int64_t directions) {
-  // Under torch.func transforms a C++ autograd::Function raises; upstream's
-  // decomposition works there.
-  if (at::functorch::functorchTLSAccessor()) return false;
+  // Under torch.func transforms (their front-mode key is in the TLS include
+  // set) a C++ autograd::Function raises; upstream's decomposition works
+  // there. (functorch's TLS object itself stays allocated after a transform.)
+  if (c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::FuncTorchDynamicLayerFrontMode)) return false;
   if (input.dim() != 3 || input.size(0) == 0 || input.size(1) == 0) return false;
   if (!at::isFloatingType(input.scalar_type()) || !device_supports(input.scalar_type())) return false;
   if (static_cast<int64_t>(params.size()) != per_layer * layers * directions) return false;
