@@ -1,16 +1,32 @@
 // Coordinate rules of the grid_sampler backwards (ATen/native/GridSampler.h,
 // the *_set_grad helpers): a grid coordinate in [-1, 1] unnormalized by
 // align_corners, then clipped (border) or reflected and clipped
-// (reflection), each step also giving its derivative. Private to the
-// kernel library (grid_sample_backward.cpp, grid_sample_3d.cpp).
+// (reflection), each step also giving its derivative; and the dtype
+// dispatch of every grid_sample entry. Private to the kernel library
+// (grid_sample*.cpp).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/nn/grid_sample.h"
 
 namespace torch_tpu::kernels::grid {
+
+// f(T{}) with the element type of t (float or double, the dtypes the
+// grid_sample kernels have); others throw naming `name`.
+template <class F>
+void with_grid_type(DType t, const char* name, F&& f) {
+  if (t == DType::kFloat32) {
+    f(float{});
+  } else if (t == DType::kFloat64) {
+    f(double{});
+  } else {
+    throw std::invalid_argument(std::string(name) + ": float or double only");
+  }
+}
 
 template <typename T>
 T unnormalize(T coord, int64_t size, bool align, T* grad) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/nn/grid_coords.h"
 #include "kernels/nn/grid_sample.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
@@ -129,14 +130,10 @@ void sample_typed(const GridSampleDesc& d, const T* input, const T* grid, T* out
 bool grid_sample_supports(DType t) { return t == DType::kFloat32 || t == DType::kFloat64; }
 
 void grid_sample_2d(const GridSampleDesc& d, const void* input, const void* grid, void* out) {
-  if (d.dtype == DType::kFloat32) {
-    sample_typed(d, static_cast<const float*>(input), static_cast<const float*>(grid), static_cast<float*>(out));
-  } else if (d.dtype == DType::kFloat64) {
-    sample_typed(d, static_cast<const double*>(input), static_cast<const double*>(grid),
-                 static_cast<double*>(out));
-  } else {
-    throw std::invalid_argument("grid_sampler_2d: float or double only");
-  }
+  grid::with_grid_type(d.dtype, "grid_sampler_2d", [&](auto z) {
+    using T = decltype(z);
+    sample_typed(d, static_cast<const T*>(input), static_cast<const T*>(grid), static_cast<T*>(out));
+  });
 }
 
 }  // namespace torch_tpu::kernels

@@ -127,27 +127,19 @@ void backward_typed(const GridSampleDesc& d, const T* gout, const T* input, cons
 }  // namespace
 
 void grid_sample_3d(const GridSampleDesc& d, const void* input, const void* grid, void* out) {
-  if (d.dtype == DType::kFloat32) {
-    forward_typed(d, static_cast<const float*>(input), static_cast<const float*>(grid), static_cast<float*>(out));
-  } else if (d.dtype == DType::kFloat64) {
-    forward_typed(d, static_cast<const double*>(input), static_cast<const double*>(grid), static_cast<double*>(out));
-  } else {
-    throw std::invalid_argument("grid_sampler_3d: float or double only");
-  }
+  grid::with_grid_type(d.dtype, "grid_sampler_3d", [&](auto z) {
+    using T = decltype(z);
+    forward_typed(d, static_cast<const T*>(input), static_cast<const T*>(grid), static_cast<T*>(out));
+  });
 }
 
 void grid_sample_3d_backward(const GridSampleDesc& d, const void* grad_output, const void* input, const void* grid,
                              void* grad_input, void* grad_grid) {
-  if (d.dtype == DType::kFloat32) {
-    backward_typed(d, static_cast<const float*>(grad_output), static_cast<const float*>(input),
-                   static_cast<const float*>(grid), static_cast<float*>(grad_input), static_cast<float*>(grad_grid));
-  } else if (d.dtype == DType::kFloat64) {
-    backward_typed(d, static_cast<const double*>(grad_output), static_cast<const double*>(input),
-                   static_cast<const double*>(grid), static_cast<double*>(grad_input),
-                   static_cast<double*>(grad_grid));
-  } else {
-    throw std::invalid_argument("grid_sampler_3d_backward: float or double only");
-  }
+  grid::with_grid_type(d.dtype, "grid_sampler_3d_backward", [&](auto z) {
+    using T = decltype(z);
+    backward_typed(d, static_cast<const T*>(grad_output), static_cast<const T*>(input),
+                   static_cast<const T*>(grid), static_cast<T*>(grad_input), static_cast<T*>(grad_grid));
+  });
 }
 
 }  // namespace torch_tpu::kernels

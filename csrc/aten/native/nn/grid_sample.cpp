@@ -17,6 +17,20 @@
 namespace torch_tpu::aten {
 namespace {
 
+// The checks 2-D and 3-D share (padding mode, matching dtypes, a dtype the
+// kernels support); the device dtype.
+kernels::DType checked_grid_dtype(const at::Tensor& input, const at::Tensor& grid, int64_t padding_mode,
+                                  const char* name) {
+  TORCH_CHECK(padding_mode >= 0 && padding_mode <= 2,
+              "grid_sampler(): expected padding_mode 0 (zeros), 1 (border) or 2 (reflection), got ", padding_mode);
+  TORCH_CHECK(grid.scalar_type() == input.scalar_type(), "grid_sampler(): expected input and grid to have the "
+              "same dtype, but input has ", input.scalar_type(), " and grid has ", grid.scalar_type());
+  const kernels::DType t = device_dtype(input.scalar_type(), name);
+  TORCH_CHECK_NOT_IMPLEMENTED(kernels::grid_sample_supports(t), "\"", name, "\" not implemented for '",
+                              input.scalar_type(), "' on tpu");
+  return t;
+}
+
 // ATen's checks of grid_sampler_2d and its backward; the descriptor of the
 // contiguous input x and grid g.
 kernels::GridSampleDesc gs2_desc(const at::Tensor& input, const at::Tensor& grid, const at::Tensor& x,
@@ -27,15 +41,8 @@ kernels::GridSampleDesc gs2_desc(const at::Tensor& input, const at::Tensor& grid
   TORCH_CHECK(interpolation_mode >= 0 && interpolation_mode <= 2,
               "grid_sampler(): expected interpolation_mode 0 (bilinear), 1 (nearest) or 2 (bicubic), got ",
               interpolation_mode);
-  TORCH_CHECK(padding_mode >= 0 && padding_mode <= 2,
-              "grid_sampler(): expected padding_mode 0 (zeros), 1 (border) or 2 (reflection), got ", padding_mode);
-  TORCH_CHECK(grid.scalar_type() == input.scalar_type(), "grid_sampler(): expected input and grid to have the "
-              "same dtype, but input has ", input.scalar_type(), " and grid has ", grid.scalar_type());
-  const kernels::DType t = device_dtype(input.scalar_type(), name);
-  TORCH_CHECK_NOT_IMPLEMENTED(kernels::grid_sample_supports(t), "\"", name, "\" not implemented for '",
-                              input.scalar_type(), "' on tpu");
   kernels::GridSampleDesc d;
-  d.dtype = t;
+  d.dtype = checked_grid_dtype(input, grid, padding_mode, name);
   d.N = x.size(0);
   d.C = x.size(1);
   d.H = x.size(2);
@@ -56,15 +63,8 @@ kernels::GridSampleDesc gs3_desc(const at::Tensor& input, const at::Tensor& grid
   at::native::check_grid_sampler_3d(input, grid, interpolation_mode);
   TORCH_CHECK(interpolation_mode >= 0 && interpolation_mode <= 1,
               "grid_sampler(): expected interpolation_mode 0 (bilinear) or 1 (nearest), got ", interpolation_mode);
-  TORCH_CHECK(padding_mode >= 0 && padding_mode <= 2,
-              "grid_sampler(): expected padding_mode 0 (zeros), 1 (border) or 2 (reflection), got ", padding_mode);
-  TORCH_CHECK(grid.scalar_type() == input.scalar_type(), "grid_sampler(): expected input and grid to have the "
-              "same dtype, but input has ", input.scalar_type(), " and grid has ", grid.scalar_type());
-  const kernels::DType t = device_dtype(input.scalar_type(), name);
-  TORCH_CHECK_NOT_IMPLEMENTED(kernels::grid_sample_supports(t), "\"", name, "\" not implemented for '",
-                              input.scalar_type(), "' on tpu");
   kernels::GridSampleDesc d;
-  d.dtype = t;
+  d.dtype = checked_grid_dtype(input, grid, padding_mode, name);
   d.N = x.size(0);
   d.C = x.size(1);
   d.D = x.size(2);
@@ -77,6 +77,35 @@ kernels::GridSampleDesc gs3_desc(const at::Tensor& input, const at::Tensor& grid
   d.padding = static_cast<kernels::GridPadding>(padding_mode);
   d.align_corners = align_corners;
   return d;
+}
+
+using GridBackwardKernel = void (*)(const kernels::GridSampleDesc&, const void* grad_output, const void* input,
+                                    const void* grid, void* grad_input, void* grad_grid);
+
+// Both backwards, after their checks (d): grad_input zeros in input's shape
+// (contiguous) when wanted, else undefined; grad_grid contiguous like grid,
+// as CPU's. x, g: the contiguous input and grid.
+std::tuple<at::Tensor, at::Tensor> grid_backward(const kernels::GridSampleDesc& d, const at::Tensor& grad_output,
+                                                 const at::Tensor& x, const at::Tensor& g,
+                                                 std::array<bool, 2> output_mask, const char* name,
+                                                 GridBackwardKernel kernel) {
+  const at::Tensor go = grad_output.contiguous();
+  at::Tensor grad_input;
+  if (output_mask[0]) grad_input = at::zeros(x.sizes(), x.options());
+  at::Tensor grad_grid = at::empty(g.sizes(), g.options());
+  if (grad_grid.numel() == 0) return {grad_input, grad_grid};
+  if (x.numel() == 0) {
+    grad_grid.zero_();
+    return {grad_input, grad_grid};
+  }
+  const void* gop = go.const_data_ptr();
+  const void* xp = x.const_data_ptr();
+  const void* gp = g.const_data_ptr();
+  void* gip = grad_input.defined() ? grad_input.data_ptr() : nullptr;
+  void* ggp = grad_grid.data_ptr();
+  launch(x.device().index(), name, {gop, xp, gp, gip, ggp},
+         [d, gop, xp, gp, gip, ggp, kernel] { kernel(d, gop, xp, gp, gip, ggp); });
+  return {grad_input, grad_grid};
 }
 
 }  // namespace
@@ -97,32 +126,14 @@ at::Tensor grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid, int6
   return out;
 }
 
-// grad_input: zeros in input's shape (contiguous) when wanted, else
-// undefined; grad_grid: contiguous like grid, as CPU's.
 std::tuple<at::Tensor, at::Tensor> grid_sampler_2d_backward(const at::Tensor& grad_output, const at::Tensor& input,
                                                             const at::Tensor& grid, int64_t interpolation_mode,
                                                             int64_t padding_mode, bool align_corners,
                                                             std::array<bool, 2> output_mask) {
-  const at::Tensor x = input.contiguous(), g = grid.contiguous(), go = grad_output.contiguous();
-  const kernels::GridSampleDesc d =
-      gs2_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_2d_backward");
-  at::Tensor grad_input;
-  if (output_mask[0]) grad_input = at::zeros(x.sizes(), x.options());
-  at::Tensor grad_grid = at::empty(g.sizes(), g.options());
-  if (grad_grid.numel() > 0) {
-    if (x.numel() == 0) {
-      grad_grid.zero_();
-    } else {
-      const void* gop = go.const_data_ptr();
-      const void* xp = x.const_data_ptr();
-      const void* gp = g.const_data_ptr();
-      void* gip = grad_input.defined() ? grad_input.data_ptr() : nullptr;
-      void* ggp = grad_grid.data_ptr();
-      launch(input.device().index(), "grid_sampler_2d_backward", {gop, xp, gp, gip, ggp},
-             [d, gop, xp, gp, gip, ggp] { kernels::grid_sample_2d_backward(d, gop, xp, gp, gip, ggp); });
-    }
-  }
-  return {grad_input, grad_grid};
+  const at::Tensor x = input.contiguous(), g = grid.contiguous();
+  return grid_backward(
+      gs2_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_2d_backward"),
+      grad_output, x, g, output_mask, "grid_sampler_2d_backward", &kernels::grid_sample_2d_backward);
 }
 
 at::Tensor grid_sampler_3d(const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
@@ -145,26 +156,10 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_3d_backward(const at::Tensor& gr
                                                             const at::Tensor& grid, int64_t interpolation_mode,
                                                             int64_t padding_mode, bool align_corners,
                                                             std::array<bool, 2> output_mask) {
-  const at::Tensor x = input.contiguous(), g = grid.contiguous(), go = grad_output.contiguous();
-  const kernels::GridSampleDesc d =
-      gs3_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_3d_backward");
-  at::Tensor grad_input;
-  if (output_mask[0]) grad_input = at::zeros(x.sizes(), x.options());
-  at::Tensor grad_grid = at::empty(g.sizes(), g.options());
-  if (grad_grid.numel() > 0) {
-    if (x.numel() == 0) {
-      grad_grid.zero_();
-    } else {
-      const void* gop = go.const_data_ptr();
-      const void* xp = x.const_data_ptr();
-      const void* gp = g.const_data_ptr();
-      void* gip = grad_input.defined() ? grad_input.data_ptr() : nullptr;
-      void* ggp = grad_grid.data_ptr();
-      launch(input.device().index(), "grid_sampler_3d_backward", {gop, xp, gp, gip, ggp},
-             [d, gop, xp, gp, gip, ggp] { kernels::grid_sample_3d_backward(d, gop, xp, gp, gip, ggp); });
-    }
-  }
-  return {grad_input, grad_grid};
+  const at::Tensor x = input.contiguous(), g = grid.contiguous();
+  return grid_backward(
+      gs3_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_3d_backward"),
+      grad_output, x, g, output_mask, "grid_sampler_3d_backward", &kernels::grid_sample_3d_backward);
 }
 
 }  // namespace torch_tpu::aten
