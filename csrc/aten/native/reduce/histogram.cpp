@@ -18,6 +18,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "aten/device/runtime_check.h"
 #include "aten/device/telemetry.h"
@@ -79,14 +80,23 @@ void histogram_run(const at::Tensor& self, const std::optional<at::Tensor>& weig
   }
 }
 
+// The data's minima and maxima over dim 0 of [M, D] rows (of everything
+// when rows is the flat input: dim < 0), as doubles on the host: one
+// synchronisation.
+std::vector<double> read_data_range(const at::Tensor& input, int64_t dim) {
+  auto [mn, mx] = dim < 0 ? at::aminmax(input) : at::aminmax(input, dim);
+  const at::Tensor ends = at::stack({mn, mx}).to(at::kDouble).cpu();
+  const double* e = ends.const_data_ptr<double>();
+  return std::vector<double>(e, e + ends.numel());  // minima, then maxima
+}
+
 // Histogram.cpp's histc_select_outer_bin_edges (with bins_edges_correction).
 std::pair<double, double> histc_outer_edges(const at::Tensor& input, const at::Scalar& min, const at::Scalar& max) {
   double left = min.to<double>(), right = max.to<double>();
   if (left == right && input.numel() > 0) {
-    auto [mn, mx] = at::aminmax(input);
-    const at::Tensor ends = at::stack({mn, mx}).to(at::kDouble).cpu();  // one synchronisation
-    left = ends.const_data_ptr<double>()[0];
-    right = ends.const_data_ptr<double>()[1];
+    const std::vector<double> ends = read_data_range(input, -1);
+    left = ends[0];
+    right = ends[1];
   }
   if (left == right) {
     if (input.scalar_type() == at::kDouble) {
@@ -129,11 +139,9 @@ void histogramdd_linear_kernel(const at::Tensor& self, const std::optional<at::T
 void histogram_select_outer_bin_edges_kernel(const at::Tensor& input, const int64_t N,
                                              std::vector<double>& leftmost_edges,
                                              std::vector<double>& rightmost_edges) {
-  auto [mn, mx] = at::aminmax(input, 0);
-  const at::Tensor ends = at::stack({mn, mx}).to(at::kDouble).cpu();
-  const double* e = ends.const_data_ptr<double>();
-  std::copy(e, e + N, leftmost_edges.begin());
-  std::copy(e + N, e + 2 * N, rightmost_edges.begin());
+  const std::vector<double> ends = read_data_range(input, 0);
+  std::copy(ends.begin(), ends.begin() + N, leftmost_edges.begin());
+  std::copy(ends.begin() + N, ends.end(), rightmost_edges.begin());
 }
 
 // Histogram.cpp's histogram_histc_out: linspace edges, then the linear bin
