@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "memory_internal.h"
 #include "runtime_internal.h"
@@ -71,10 +73,30 @@ void run_task(StreamImpl* s, Task& t) {
     std::lock_guard<std::mutex> lock(s->done_mu);
     s->done_cv.notify_all();
   }
-  // Captures are released after completion is published: a capture whose
-  // destructor frees device memory must not make this stream wait on itself.
-  Task done = std::move(t);
+  // The task itself (its captures) is destroyed later, on a host thread:
+  // see StreamImpl::retired.
 }
+
+// Host side of StreamImpl::retired: collect() takes the retired tasks
+// (under s->mu, which the caller holds), destroy() frees them after the
+// lock is released, on the calling thread. One per host thread; empty
+// between uses, so it keeps its buffer.
+struct Reaper {
+  std::vector<Task> dead;
+  void collect(StreamImpl* s) {
+    if (!s->retired.empty() && s != t_exec.stream) dead.swap(s->retired);
+  }
+  void destroy() {
+    if (dead.empty()) return;
+    // Destroyed from a local: a capture's destructor may enqueue (and so
+    // collect) again.
+    std::vector<Task> local = std::move(dead);
+    dead.clear();
+    local.clear();
+    if (dead.capacity() == 0) dead.swap(local);  // keep the buffer
+  }
+};
+thread_local Reaper t_reaper;
 
 void worker_main(StreamImpl* s) {
   ExecContext& ctx = t_exec;
@@ -91,6 +113,14 @@ void worker_main(StreamImpl* s) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(s->mu);
+      // Hand the finished batch to the host (StreamImpl::retired); if it
+      // has not collected the last one yet, they wait together.
+      if (s->retired.empty()) {
+        s->retired.swap(batch);
+      } else {
+        std::move(batch.begin(), batch.end(), std::back_inserter(s->retired));
+        batch.clear();
+      }
       if (s->incoming.empty()) {
         lock.unlock();
         const uint64_t done = s->completed.load(std::memory_order_relaxed);
@@ -108,7 +138,6 @@ void worker_main(StreamImpl* s) {
     }
     ctx.priority = s->priority;
     for (Task& t : batch) run_task(s, t);
-    batch.clear();
     if (batch.capacity() > 4096) {  // give back memory after a burst
       std::vector<Task>().swap(batch);
       batch.reserve(64);
@@ -132,16 +161,26 @@ uint64_t enqueue(StreamImpl* s, Task&& task) {
   const uint64_t seq = ++s->last_seq;
   task.seq = seq;
   s->incoming.push_back(std::move(task));
-  s->submitted.store(seq, std::memory_order_release);
   if (!s->worker_started) {
     s->worker_started = true;
+    s->submitted.store(seq, std::memory_order_release);
     note_thread_started();
     std::thread(worker_main, s).detach();  // leaky: lives as long as the process
     return seq;
   }
   const bool wake = s->worker_sleeping;
+  t_reaper.collect(s);
   lock.unlock();
+  // Published after the unlock: the spinning worker takes the lock as soon
+  // as it sees the new seq, and would otherwise find it still held (a futex
+  // sleep, and a wake-up syscall for this thread). Monotonic across
+  // enqueuing threads.
+  for (uint64_t cur = s->submitted.load(std::memory_order_relaxed);
+       cur < seq && !s->submitted.compare_exchange_weak(cur, seq, std::memory_order_release,
+                                                        std::memory_order_relaxed);) {
+  }
   if (wake) s->work_cv.notify_one();
+  t_reaper.destroy();
   // (completed may already be past seq when other threads enqueue too.)
   // A full queue makes the host wait until it is half drained, not for one
   // free slot: waiting per slot put host and worker in lockstep, a futex
@@ -153,12 +192,20 @@ uint64_t enqueue(StreamImpl* s, Task&& task) {
 }
 
 void wait_for(StreamImpl* s, uint64_t seq) {
-  if (reached(s, seq)) return;
-  if (spin_until([&] { return reached(s, seq); }, kWaiterSpinNs)) return;
-  std::unique_lock<std::mutex> lock(s->done_mu);
-  s->waiters.fetch_add(1, std::memory_order_seq_cst);
-  while (s->completed.load(std::memory_order_seq_cst) < seq) s->done_cv.wait(lock);
-  s->waiters.fetch_sub(1, std::memory_order_relaxed);
+  if (!reached(s, seq) && !spin_until([&] { return reached(s, seq); }, kWaiterSpinNs)) {
+    std::unique_lock<std::mutex> lock(s->done_mu);
+    s->waiters.fetch_add(1, std::memory_order_seq_cst);
+    while (s->completed.load(std::memory_order_seq_cst) < seq) s->done_cv.wait(lock);
+    s->waiters.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // A synchronization point: release what finished work captured. (The
+  // worker retires a batch after its last task completes: what it still
+  // holds is collected by the next enqueue or wait.)
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    t_reaper.collect(s);
+  }
+  t_reaper.destroy();
 }
 
 Status take_error(StreamImpl* s) {
