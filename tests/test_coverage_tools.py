@@ -352,3 +352,22 @@ def test_wrap_keeps_lines_short_and_starts_no_block():
     assert lines[0].startswith("- word") and all(line.startswith("  ") for line in lines[1:])
     assert all(len(line) <= cs.WIDTH for line in lines[:-1])
     assert not any(line.strip().startswith(("- ", "12.", "#")) for line in lines[1:])
+
+
+def test_dtype_gaps_list_declared_dtypes_cpu_has_beyond():
+    """The "Dtypes CPU has and tpu rejects" section: an entry declaring
+    fewer dtypes than its OpInfos' CPU dtypes is listed with the missing
+    ones; an entry declaring none (any dtype) is not."""
+    from types import SimpleNamespace
+
+    from codegen.report import sections
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    entries = [e for e in manifest.load(os.path.join(root, "ops.yaml"))
+               if e.op in ("grid_sampler_2d", "abs", "rms_norm")]
+    plans = document.test_plans(entries)
+    gaps = {op: missing for op, _, missing in sections.dtype_gaps(SimpleNamespace(plans=plans))}
+    assert gaps["grid_sampler_2d"] == ["float16", "bfloat16"]
+    assert "abs" not in gaps
+    text = sections.dtype_gap_section(SimpleNamespace(plans=plans))
+    assert "| `grid_sampler_2d` | float32, float64 | float16, bfloat16 |" in text

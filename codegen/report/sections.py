@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..facts import autocast, autograd, upstream
+from ..facts.dtypes import DTYPES
 from ..model.manifest import ROUTES, Route
 from ..proofs import closure, stub_check
 from ..testgen import contracts, custom_op_tests, out_rules
@@ -227,6 +228,42 @@ def _by_hand(p) -> str:
     return e.tests.handwritten if p.untested and e.tests.handwritten and not e.tests.opinfo else ""
 
 
+def dtype_gaps(f: Facts) -> List[Tuple[str, Tuple[str, ...], List[str]]]:
+    """(op, declared dtypes, dtypes CPU supports that the entry does not
+    declare) for each registering entry (not composite) with declared
+    dtypes whose tests use OpInfos:
+    the OpInfos' CPU dtypes are what a user can call the op with on CPU."""
+    out = []
+    for op, p in sorted((f.plans or {}).items()):
+        e = p.entry
+        # A composite entry registers no wrapper: its dtypes only narrow its tests.
+        if not e.dtypes or not p.opinfos or e.route == Route.COMPOSITE:
+            continue
+        cpu = [d for d in DTYPES if any(d in o.dtypes for o in p.opinfos)]
+        missing = [d for d in cpu if d not in e.dtypes]
+        if missing:
+            out.append((op, e.dtypes, missing))
+    return out
+
+
+def dtype_gap_section(f: Facts) -> str:
+    gaps = dtype_gaps(f)
+    lines = ["## Dtypes CPU has and tpu rejects", "",
+             wrap("Entries whose declared `dtypes` leave out dtypes that CPU supports for the "
+                  "OpInfos their tests use: the union over those OpInfos, so a dtype only one "
+                  "variant has counts, and an OpInfo whose function converts its input before "
+                  "calling the op (softmax's dtype=, the FFTs' real input) lists dtypes the op "
+                  "itself never sees. The rest raise NotImplementedError on tpu, naming the op "
+                  "and dtype: each is a kernel to write (complex GEMM: the issue \"Linear "
+                  "algebra, FFT and the matrix unit\"), or a reason to give in the entry's notes."),
+             "", f"{count(len(gaps), 'entry', 'entries')}, "
+             f"{sum(len(g[2]) for g in gaps)} (entry, dtype) pairs.", ""]
+    if gaps:
+        lines += header("op", "declared", "CPU also supports")
+        lines += [row(f"`{op}`", ", ".join(declared), ", ".join(missing)) for op, declared, missing in gaps]
+    return "\n".join(lines + [""])
+
+
 def _opinfo_counts(f: Facts) -> Dict[str, int]:
     """Entries with generated OpInfo checks, their checks (xfailed or not),
     and the entries no OpInfo reaches (tested by hand, or not at all)."""
@@ -297,7 +334,7 @@ def _custom_checks(f: Facts) -> int:
 def document(f: Facts) -> str:
     """The whole of docs/coverage.md."""
     reasons = Reasons()
-    body = "\n".join([entries_section(f, reasons), custom_section(f), autocast_section(f),
+    body = "\n".join([entries_section(f, reasons), dtype_gap_section(f), custom_section(f), autocast_section(f),
                       contracts_section(f, reasons), promotion_section(f), core_section(f)])
     body, codes = reasons.finish(body)
     body += "\n" + codes_section(codes)
@@ -341,6 +378,12 @@ def summary_section(f: Facts) -> str:
                          f"{o['handwritten']} tested by hand only, "
                          f"{o['unreached'] - o['handwritten']} with no test (why: their "
                          "family's table)"))
+    if f.plans is not None:
+        gaps = dtype_gaps(f)
+        lines.append(row(link("Dtypes CPU has and tpu rejects"), len(gaps),
+                         f"entries declaring fewer dtypes than CPU supports for their OpInfos: "
+                         f"{sum(len(g[2]) for g in gaps)} (entry, dtype) pairs, an upper bound "
+                         "on the dtypes that raise NotImplementedError on tpu"))
     if f.modules is not None:
         m = f.modules
         lines.append(row("ModuleInfo tests", f"{m['tested']} of {m['modules']} modules",

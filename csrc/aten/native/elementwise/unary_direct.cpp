@@ -5,9 +5,12 @@
 //     own structured meta() (TensorIterator: broadcasting, dtypes, out=),
 //     then these structured impls launch the device kernel (exact or tanh);
 //   isnan: CPU computes self != self; here one predicate kernel into a bool
-//     tensor laid out like self (TensorIterator's output layout).
+//     tensor laid out like self (TensorIterator's output layout). Complex:
+//     either part NaN, as isnan of the (real, imag) pairs reduced with any.
 #include <ATen/TensorIterator.h>
 #include <ATen/native/Gelu.h>
+#include <ATen/ops/any.h>
+#include <ATen/ops/view_as_real.h>
 
 #include "aten/iterator_desc.h"
 #include "generated/ops/gelu.h"
@@ -36,7 +39,6 @@ void gelu_backward_out(at::TensorIteratorBase& iter, const at::Tensor& /*grad_ou
 }
 
 at::Tensor isnan(const at::Tensor& self) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "isnan of complex tensors is not implemented on tpu");
   // As ATen's unary_force_boolean_op: a bool output laid out like self.
   at::TensorIterator iter = at::TensorIteratorConfig()
                                 .check_all_same_dtype(false)
@@ -45,6 +47,15 @@ at::Tensor isnan(const at::Tensor& self) {
                                 .add_owned_output(at::Tensor())
                                 .add_const_input(self)
                                 .build();
+  if (self.is_complex()) {
+    // The conjugate and negative bits do not change which values are NaN;
+    // view_as_real needs them resolved (without a copy for the conjugate).
+    at::Tensor plain = self.is_conj() ? self.conj() : self;
+    if (plain.is_neg()) plain = plain.resolve_neg();
+    at::Tensor out = iter.output();
+    at::any_out(out, torch_tpu::aten::isnan(at::view_as_real(plain)), -1);
+    return out;
+  }
   const at::ScalarType compute = self.scalar_type();
   run_elementwise(iter, ElementwiseOp::kIsNan, compute, "isnan");
   return iter.output();
