@@ -36,6 +36,9 @@ def cases():
         x, w, bias, gy = r(512, 768, dtype=dt), r(3072, 768, dtype=dt), r(3072, dtype=dt), r(512, 3072, dtype=dt)
         out.append((f"addmm linear 512x768->3072 {name}", 2 * 512 * 768 * 3072, torch.addmm, (bias, x, w.t())))
         out.append((f"mm linear grad_W 3072x512x768 {name}", 2 * 512 * 768 * 3072, torch.mm, (gy.t(), x)))
+    # A recurrent step (nn.LSTM's hidden GEMM, batch 32): few rows, W transposed
+    x, w = r(32, 512), r(2048, 512)
+    out.append(("mm small-batch linear 32x512->2048 float32 (x @ W^T)", 2 * 32 * 512 * 2048, torch.mm, (x, w.t())))
     m, v = r(4096, 4096), r(4096)
     out.append(("mv 4096x4096 float32", 2 * 4096 * 4096, torch.mv, (m, v)))
     # addbmm: 64 batches of 128x64 @ 64x128 summed (one GEMM on tpu, 64 addmm_ on CPU)
