@@ -1,4 +1,4 @@
-// LSTM and GRU layer recurrences (rnn.h): per time step one GEMM
+// LSTM and GRU cells and layer recurrences (rnn.h). Layers: per time step one GEMM
 // (kernels::gemm, split over the device cores) and one pass of gate
 // arithmetic over the batch rows, in the compute type (float; double for
 // float64). Carried gradients stay in the compute type between steps.
@@ -19,21 +19,49 @@ namespace torch_tpu::kernels {
 inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
-template <typename C>
-inline C sigmoid_of(C x) {
-  if constexpr (std::is_same_v<C, float>) {
-    return vmath::sigmoid_f(x);
-  } else {
-    return C(1) / (C(1) + std::exp(-x));
-  }
-}
+// Float through vec_math.h's vectorizing functions, double through libm.
+// The gate loops carry `#pragma GCC ivdep`: their rows are separate
+// buffers, but GCC cannot prove the gate slices (x + k * H) independent
+// and otherwise leaves them scalar (5x slower).
+__attribute__((always_inline)) inline float sigmoid_of(float x) { return vmath::sigmoid_f(x); }
+__attribute__((always_inline)) inline double sigmoid_of(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+__attribute__((always_inline)) inline float tanh_of(float x) { return vmath::tanh_f(x); }
+__attribute__((always_inline)) inline double tanh_of(double x) { return std::tanh(x); }
 
+// The LSTM gate arithmetic of one batch row: pre-activations x + y (4H,
+// gates i, f, g, o), c_prev -> activated gates ws (4H), c, h. One pointer
+// per gate: GCC vectorizes unit-stride streams, not x[k * H + j].
 template <typename C>
-inline C tanh_of(C x) {
-  if constexpr (std::is_same_v<C, float>) {
-    return vmath::tanh_f(x);
-  } else {
-    return std::tanh(x);
+__attribute__((always_inline)) inline void lstm_gates_forward(int64_t H, const C* x, const C* y, const C* c_prev,
+                                                              C* ws, C* c, C* h) {
+  const C* __restrict xi = x;
+  const C* __restrict xf = x + H;
+  const C* __restrict xg = x + 2 * H;
+  const C* __restrict xo = x + 3 * H;
+  const C* __restrict yi = y;
+  const C* __restrict yf = y + H;
+  const C* __restrict yg = y + 2 * H;
+  const C* __restrict yo = y + 3 * H;
+  const C* __restrict cp = c_prev;
+  C* __restrict wi = ws;
+  C* __restrict wf = ws + H;
+  C* __restrict wg = ws + 2 * H;
+  C* __restrict wo = ws + 3 * H;
+  C* __restrict co = c;
+  C* __restrict ho = h;
+#pragma GCC ivdep
+  for (int64_t j = 0; j < H; ++j) {
+    const C i = sigmoid_of(xi[j] + yi[j]);
+    const C f = sigmoid_of(xf[j] + yf[j]);
+    const C g = tanh_of(xg[j] + yg[j]);
+    const C o = sigmoid_of(xo[j] + yo[j]);
+    wi[j] = i;
+    wf[j] = f;
+    wg[j] = g;
+    wo[j] = o;
+    const C cn = f * cp[j] + i * g;
+    co[j] = cn;
+    ho[j] = o * tanh_of(cn);
   }
 }
 
@@ -91,18 +119,19 @@ void lstm_forward_typed(const RnnLayerDesc& d) {
         const C* __restrict y = hg.data();
         const C* __restrict cp = c_prev.data();
         C* __restrict hr = h.data();
+#pragma GCC ivdep
         for (int64_t j = 0; j < H; ++j) {
-          const C i = sigmoid_of<C>(x[j] + y[j]);
-          const C f = sigmoid_of<C>(x[H + j] + y[H + j]);
-          const C g = tanh_of<C>(x[2 * H + j] + y[2 * H + j]);
-          const C o = sigmoid_of<C>(x[3 * H + j] + y[3 * H + j]);
+          const C i = sigmoid_of(x[j] + y[j]);
+          const C f = sigmoid_of(x[H + j] + y[H + j]);
+          const C g = tanh_of(x[2 * H + j] + y[2 * H + j]);
+          const C o = sigmoid_of(x[3 * H + j] + y[3 * H + j]);
           const C c = f * cp[j] + i * g;
           w[j] = i;
           w[H + j] = f;
           w[2 * H + j] = g;
           w[3 * H + j] = o;
           w[4 * H + j] = c;
-          hr[j] = o * tanh_of<C>(c);
+          hr[j] = o * tanh_of(c);
         }
         nn::store_row(w, 5 * H, d.workspace, t, (s * B + b) * 5 * H);
         nn::store_row(hr, H, d.output, t, (s * B + b) * H);
@@ -145,9 +174,10 @@ void lstm_backward_typed(const RnnLayerBackwardDesc& d) {
         C* __restrict dhr = dh.data() + b * H;
         C* __restrict dcr = dc.data() + b * H;
         C* __restrict out = dg.data();
+#pragma GCC ivdep
         for (int64_t j = 0; j < H; ++j) {
           const C i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
-          const C tc = tanh_of<C>(w[4 * H + j]);
+          const C tc = tanh_of(w[4 * H + j]);
           const C dht = dhr[j] + gor[j];
           const C dct = dcr[j] + dht * o * (C(1) - tc * tc);
           out[j] = dct * g * i * (C(1) - i);
@@ -190,11 +220,12 @@ void gru_forward_typed(const RnnLayerDesc& d) {
         const C* __restrict bh = bias.data();
         const C* __restrict hpr = hp.data();
         C* __restrict hr = h.data();
+#pragma GCC ivdep
         for (int64_t j = 0; j < H; ++j) {
-          const C r = sigmoid_of<C>(x[j] + (y[j] + bh[j]));
-          const C z = sigmoid_of<C>(x[H + j] + (y[H + j] + bh[H + j]));
+          const C r = sigmoid_of(x[j] + (y[j] + bh[j]));
+          const C z = sigmoid_of(x[H + j] + (y[H + j] + bh[H + j]));
           const C hn = y[2 * H + j] + bh[2 * H + j];
-          const C n = tanh_of<C>(x[2 * H + j] + r * hn);
+          const C n = tanh_of(x[2 * H + j] + r * hn);
           w[j] = r;
           w[H + j] = z;
           w[2 * H + j] = n;
@@ -236,6 +267,7 @@ void gru_backward_typed(const RnnLayerBackwardDesc& d) {
         C* __restrict dhr = dh.data() + b * H;
         C* __restrict oi = dgi.data();
         C* __restrict oh = dgh.data();
+#pragma GCC ivdep
         for (int64_t j = 0; j < H; ++j) {
           const C r = w[j], z = w[H + j], n = w[2 * H + j], hn = w[3 * H + j];
           const C dht = dhr[j] + gor[j];
@@ -259,6 +291,148 @@ void gru_backward_typed(const RnnLayerBackwardDesc& d) {
   nn::store_row(dh.data(), B * H, d.grad_hx, t, 0);
 }
 
+// Loads gate row b of a (B, n) tensor plus an optional (n) bias into dst.
+template <typename C>
+void load_gates(const void* gates, const void* bias, DType t, int64_t b, int64_t n, C* dst, C* scratch) {
+  nn::load_row(gates, t, b * n, n, dst);
+  if (bias == nullptr) return;
+  nn::load_row(bias, t, 0, n, scratch);
+  C* __restrict out = dst;
+  const C* __restrict add = scratch;
+  for (int64_t j = 0; j < n; ++j) out[j] += add[j];
+}
+
+template <typename C>
+void lstm_cell_forward_typed(const RnnCellDesc& d) {
+  const DType t = d.dtype;
+  const int64_t B = d.batch, H = d.hidden, G = 4 * H;
+  runtime::parallel_for(0, B, 4, [&](int64_t b0, int64_t b1) {
+    std::vector<C> x(G), y(G), tmp(G), cp(H), ws(G), h(H), c(H);
+    for (int64_t b = b0; b < b1; ++b) {
+      // (igates + b_ih) + (hgates + b_hh), as CUDA's lstm_cell_forward.
+      load_gates(d.igates, d.b_ih, t, b, G, x.data(), tmp.data());
+      load_gates(d.hgates, d.b_hh, t, b, G, y.data(), tmp.data());
+      nn::load_row(d.state, t, b * H, H, cp.data());
+      lstm_gates_forward<C>(H, x.data(), y.data(), cp.data(), ws.data(), c.data(), h.data());
+      nn::store_row(ws.data(), G, d.workspace, t, b * G);
+      nn::store_row(c.data(), H, d.cy, t, b * H);
+      nn::store_row(h.data(), H, d.hy, t, b * H);
+    }
+  });
+}
+
+template <typename C>
+void lstm_cell_backward_typed(const RnnCellBackwardDesc& d) {
+  const DType t = d.dtype;
+  const int64_t B = d.batch, H = d.hidden, G = 4 * H;
+  runtime::parallel_for(0, B, 4, [&](int64_t b0, int64_t b1) {
+    std::vector<C> ws(G), cx(H), cy(H), ghy(H, C(0)), gcy(H, C(0)), out(G), gcx(H);
+    for (int64_t b = b0; b < b1; ++b) {
+      nn::load_row(d.workspace, t, b * G, G, ws.data());
+      nn::load_row(d.cx, t, b * H, H, cx.data());
+      nn::load_row(d.cy, t, b * H, H, cy.data());
+      if (d.grad_hy != nullptr) nn::load_row(d.grad_hy, t, b * H, H, ghy.data());
+      if (d.grad_cy != nullptr) nn::load_row(d.grad_cy, t, b * H, H, gcy.data());
+      const C* __restrict w = ws.data();
+      const C* __restrict cxr = cx.data();
+      const C* __restrict cyr = cy.data();
+      const C* __restrict gh = ghy.data();
+      const C* __restrict gc = gcy.data();
+      C* __restrict o_ = out.data();
+      C* __restrict gx = gcx.data();
+#pragma GCC ivdep
+      for (int64_t j = 0; j < H; ++j) {
+        const C i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
+        const C tc = tanh_of(cyr[j]);
+        const C dc = gh[j] * o * (C(1) - tc * tc) + gc[j];
+        o_[j] = dc * g * i * (C(1) - i);
+        o_[H + j] = dc * cxr[j] * f * (C(1) - f);
+        o_[2 * H + j] = dc * i * (C(1) - g * g);
+        o_[3 * H + j] = gh[j] * tc * o * (C(1) - o);
+        gx[j] = dc * f;
+      }
+      nn::store_row(out.data(), G, d.grad_gates, t, b * G);
+      nn::store_row(gcx.data(), H, d.grad_state, t, b * H);
+    }
+  });
+}
+
+template <typename C>
+void gru_cell_forward_typed(const RnnCellDesc& d) {
+  const DType t = d.dtype;
+  const int64_t B = d.batch, H = d.hidden, G = 3 * H;
+  runtime::parallel_for(0, B, 4, [&](int64_t b0, int64_t b1) {
+    std::vector<C> x(G), y(G), tmp(G), hx(H), ws(5 * H), h(H);
+    for (int64_t b = b0; b < b1; ++b) {
+      load_gates(d.igates, d.b_ih, t, b, G, x.data(), tmp.data());
+      load_gates(d.hgates, d.b_hh, t, b, G, y.data(), tmp.data());
+      nn::load_row(d.state, t, b * H, H, hx.data());
+      const C* __restrict xr = x.data();
+      const C* __restrict yr = y.data();
+      const C* __restrict hxr = hx.data();
+      C* __restrict w = ws.data();
+      C* __restrict hr = h.data();
+#pragma GCC ivdep
+      for (int64_t j = 0; j < H; ++j) {
+        const C r = sigmoid_of(xr[j] + yr[j]);
+        const C z = sigmoid_of(xr[H + j] + yr[H + j]);
+        const C hn = yr[2 * H + j];
+        const C n = tanh_of(xr[2 * H + j] + r * hn);
+        w[j] = r;
+        w[H + j] = z;
+        w[2 * H + j] = n;
+        w[3 * H + j] = hxr[j];
+        w[4 * H + j] = hn;
+        hr[j] = n + z * (hxr[j] - n);
+      }
+      nn::store_row(ws.data(), 5 * H, d.workspace, t, b * 5 * H);
+      nn::store_row(h.data(), H, d.hy, t, b * H);
+    }
+  });
+}
+
+template <typename C>
+void gru_cell_backward_typed(const RnnCellBackwardDesc& d) {
+  const DType t = d.dtype;
+  const int64_t B = d.batch, H = d.hidden, G = 3 * H;
+  runtime::parallel_for(0, B, 4, [&](int64_t b0, int64_t b1) {
+    std::vector<C> ws(5 * H), ghy(H), gi(G), gh(G), ghx(H);
+    for (int64_t b = b0; b < b1; ++b) {
+      nn::load_row(d.workspace, t, b * 5 * H, 5 * H, ws.data());
+      nn::load_row(d.grad_hy, t, b * H, H, ghy.data());
+      const C* __restrict w = ws.data();
+      const C* __restrict g = ghy.data();
+      C* __restrict oi = gi.data();
+      C* __restrict oh = gh.data();
+      C* __restrict ox = ghx.data();
+#pragma GCC ivdep
+      for (int64_t j = 0; j < H; ++j) {
+        const C r = w[j], z = w[H + j], n = w[2 * H + j], hx = w[3 * H + j], hn = w[4 * H + j];
+        const C dn = g[j] * (C(1) - z) * (C(1) - n * n);  // d(in + r * hn)
+        const C dr = dn * hn * r * (C(1) - r);
+        const C dz = g[j] * (hx - n) * z * (C(1) - z);
+        oi[j] = dr;
+        oh[j] = dr;
+        oi[H + j] = dz;
+        oh[H + j] = dz;
+        oi[2 * H + j] = dn;
+        oh[2 * H + j] = dn * r;
+        ox[j] = g[j] * z;
+      }
+      nn::store_row(gi.data(), G, d.grad_gates, t, b * G);
+      nn::store_row(gh.data(), G, d.grad_hidden_gates, t, b * G);
+      nn::store_row(ghx.data(), H, d.grad_state, t, b * H);
+    }
+  });
+}
+
+void check(const RnnCellDesc& d, const char* name) {
+  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
+}
+void check(const RnnCellBackwardDesc& d, const char* name) {
+  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
+}
+
 void check(const RnnLayerDesc& d, const char* name) {
   if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
 }
@@ -268,6 +442,30 @@ void check(const RnnLayerBackwardDesc& d, const char* name) {
 
 }  // namespace
 }  // namespace TORCH_TPU_ISA
+
+void TORCH_TPU_ISA_ENTRY(lstm_cell_forward)(const RnnCellDesc& d) {
+  check(d, "_thnn_fused_lstm_cell");
+  if (d.batch == 0 || d.hidden == 0) return;
+  nn::with_compute_type(d.dtype, [&](auto c) { lstm_cell_forward_typed<decltype(c)>(d); });
+}
+
+void TORCH_TPU_ISA_ENTRY(lstm_cell_backward)(const RnnCellBackwardDesc& d) {
+  check(d, "_thnn_fused_lstm_cell_backward_impl");
+  if (d.batch == 0 || d.hidden == 0) return;
+  nn::with_compute_type(d.dtype, [&](auto c) { lstm_cell_backward_typed<decltype(c)>(d); });
+}
+
+void TORCH_TPU_ISA_ENTRY(gru_cell_forward)(const RnnCellDesc& d) {
+  check(d, "_thnn_fused_gru_cell");
+  if (d.batch == 0 || d.hidden == 0) return;
+  nn::with_compute_type(d.dtype, [&](auto c) { gru_cell_forward_typed<decltype(c)>(d); });
+}
+
+void TORCH_TPU_ISA_ENTRY(gru_cell_backward)(const RnnCellBackwardDesc& d) {
+  check(d, "_thnn_fused_gru_cell_backward");
+  if (d.batch == 0 || d.hidden == 0) return;
+  nn::with_compute_type(d.dtype, [&](auto c) { gru_cell_backward_typed<decltype(c)>(d); });
+}
 
 void TORCH_TPU_ISA_ENTRY(lstm_layer_forward)(const RnnLayerDesc& d) {
   check(d, "lstm_layer_forward");

@@ -80,6 +80,52 @@ struct RnnLayerBackwardDesc {
   }
 };
 
+// One step of nn.LSTMCell / nn.GRUCell: _thnn_fused_lstm_cell and
+// _thnn_fused_gru_cell on the gates the caller's matmuls made, in CUDA's
+// workspace layouts (the backwards read them):
+//   LSTM: pre = igates + hgates (+ b_ih + b_hh); workspace = [i, f, g, o] (B, 4H)
+//   GRU:  r, z from igates + hgates (+ biases), n = tanh(in + r * hn) with
+//         hn = hgates' third chunk (+ its bias); workspace = [r, z, n, hx, hn] (B, 5H)
+struct RnnCellDesc {
+  DType dtype = DType::kFloat32;
+  int64_t batch = 0, hidden = 0;
+  const void* igates = nullptr;   // (B, G*H) contiguous
+  const void* hgates = nullptr;   // (B, G*H) contiguous
+  const void* b_ih = nullptr;     // (G*H) or null
+  const void* b_hh = nullptr;     // (G*H) or null
+  const void* state = nullptr;    // LSTM: cx, GRU: hx, (B, H)
+  void* hy = nullptr;             // (B, H)
+  void* cy = nullptr;             // LSTM: (B, H)
+  void* workspace = nullptr;
+
+  std::vector<const void*> buffers() const { return {igates, hgates, b_ih, b_hh, state, hy, cy, workspace}; }
+};
+
+// Their backwards: LSTM (grad_hy, grad_cy each may be null: zero) gives the
+// gate gradients (B, 4H) and grad_cx; GRU gives the input-side and
+// hidden-side gate gradients (B, 3H each) and grad_hx.
+struct RnnCellBackwardDesc {
+  DType dtype = DType::kFloat32;
+  int64_t batch = 0, hidden = 0;
+  const void* grad_hy = nullptr;
+  const void* grad_cy = nullptr;      // LSTM
+  const void* cx = nullptr;           // LSTM
+  const void* cy = nullptr;           // LSTM
+  const void* workspace = nullptr;
+  void* grad_gates = nullptr;         // LSTM: (B, 4H); GRU: input side (B, 3H)
+  void* grad_hidden_gates = nullptr;  // GRU: (B, 3H)
+  void* grad_state = nullptr;         // LSTM: grad_cx, GRU: grad_hx, (B, H)
+
+  std::vector<const void*> buffers() const {
+    return {grad_hy, grad_cy, cx, cy, workspace, grad_gates, grad_hidden_gates, grad_state};
+  }
+};
+
+void lstm_cell_forward(const RnnCellDesc& d);
+void lstm_cell_backward(const RnnCellBackwardDesc& d);
+void gru_cell_forward(const RnnCellDesc& d);
+void gru_cell_backward(const RnnCellBackwardDesc& d);
+
 void lstm_layer_forward(const RnnLayerDesc& d);
 void lstm_layer_backward(const RnnLayerBackwardDesc& d);
 void gru_layer_forward(const RnnLayerDesc& d);

@@ -1,38 +1,28 @@
 // The fused LSTM and GRU cells (direct route). ATen's RNN code calls them on
-// CUDA and PrivateUse1 devices, once per time step of nn.LSTM/nn.GRU (and
-// by nn.LSTMCell/nn.GRUCell); only CUDA implements them. Here they are
-// composed from tpu kernels: the same gate arithmetic as CUDA's
-// lstm_cell_forward/gru_cell_forward, and the same workspace layouts, so the
-// backwards (which read the workspace) follow CUDA's formulas:
+// CUDA and PrivateUse1 devices for nn.LSTMCell/nn.GRUCell (and for nn.LSTM/
+// nn.GRU where rnn_layers.cpp leaves them to upstream's decomposition); only
+// CUDA implements them. One launch each (kernels/nn/rnn.h): CUDA's gate
+// arithmetic and workspace layouts, which the backwards read:
 //   LSTM: gates = input_gates + hidden_gates (+ biases), chunked (i, f, g, o);
 //         i, f, o = sigmoid, g = tanh; cy = f * cx + i * g; hy = o * tanh(cy);
 //         workspace = [i, f, g, o] activated, (B, 4H).
 //   GRU:  r = sigmoid(ir + hr), z = sigmoid(iz + hz), n = tanh(in + r * hn)
 //         (hidden biases included in hr, hz, hn); hy = n + z * (hx - n);
 //         workspace = [r, z, n, hx, hn], (B, 5H).
-// Several launches per cell; a fused cell kernel is the next step (issue
-// "Kernels wave 3", performance).
-#include <ATen/TensorOperators.h>
+// The bias gradients are the gate gradients summed over the batch.
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/cat.h>
-#include <ATen/ops/mul.h>
-#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/sum.h>
-#include <ATen/ops/tanh.h>
-#include <ATen/ops/zeros_like.h>
 
+#include "aten/launch.h"
 #include "generated/ops/_thnn_fused_gru_cell.h"
 #include "generated/ops/_thnn_fused_gru_cell_backward.h"
 #include "generated/ops/_thnn_fused_lstm_cell.h"
 #include "generated/ops/_thnn_fused_lstm_cell_backward_impl.h"
+#include "kernels/nn/rnn.h"
 
 namespace torch_tpu::aten {
 namespace {
-
-// input_gates + hidden_gates with the biases (broadcast over the batch) when given.
-at::Tensor gate_sum(const at::Tensor& gates, const std::optional<at::Tensor>& bias) {
-  return bias.has_value() && bias->defined() ? gates + *bias : gates;
-}
 
 void check_gates(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& state,
                  int64_t chunks, const char* name) {
@@ -45,8 +35,28 @@ void check_gates(const at::Tensor& input_gates, const at::Tensor& hidden_gates, 
               "), got ", state.sizes());
 }
 
-// (1 - s) * s, the derivative of a sigmoid from its value.
-at::Tensor sigmoid_slope(const at::Tensor& s) { return (1 - s) * s; }
+// A bias (contiguous) when given and defined, else undefined.
+at::Tensor cell_bias(const std::optional<at::Tensor>& bias) {
+  return bias.has_value() && bias->defined() ? bias->contiguous() : at::Tensor();
+}
+
+const void* cell_ptr(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
+
+// The descriptor of a cell forward: contiguous gates, state and biases (kept
+// alive by the caller's tensors).
+kernels::RnnCellDesc cell_desc(const at::Tensor& ig, const at::Tensor& hg, const at::Tensor& state,
+                               const at::Tensor& b_ih, const at::Tensor& b_hh, const char* name) {
+  kernels::RnnCellDesc d;
+  d.dtype = device_dtype(ig.scalar_type(), name);
+  d.batch = state.size(0);
+  d.hidden = state.size(1);
+  d.igates = ig.const_data_ptr();
+  d.hgates = hg.const_data_ptr();
+  d.b_ih = cell_ptr(b_ih);
+  d.b_hh = cell_ptr(b_hh);
+  d.state = state.const_data_ptr();
+  return d;
+}
 
 }  // namespace
 
@@ -56,32 +66,42 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> _thnn_fused_lstm_cell(const at::T
                                                                      const std::optional<at::Tensor>& input_bias,
                                                                      const std::optional<at::Tensor>& hidden_bias) {
   check_gates(input_gates, hidden_gates, cx, 4, "_thnn_fused_lstm_cell");
-  const at::Tensor gates = gate_sum(gate_sum(input_gates, input_bias) + hidden_gates, hidden_bias);
-  const std::vector<at::Tensor> g = gates.chunk(4, 1);
-  const at::Tensor i = at::sigmoid(g[0]), f = at::sigmoid(g[1]), c = at::tanh(g[2]), o = at::sigmoid(g[3]);
-  at::Tensor cy = f * cx + i * c;
-  at::Tensor hy = o * at::tanh(cy);
-  return {hy, cy, at::cat({i, f, c, o}, 1)};
+  const at::Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), c0 = cx.contiguous();
+  const at::Tensor b_ih = cell_bias(input_bias), b_hh = cell_bias(hidden_bias);
+  at::Tensor hy = at::empty(cx.sizes(), ig.options()), cy = at::empty(cx.sizes(), ig.options());
+  at::Tensor workspace = at::empty(ig.sizes(), ig.options());
+  kernels::RnnCellDesc d = cell_desc(ig, hg, c0, b_ih, b_hh, "_thnn_fused_lstm_cell");
+  d.hy = hy.data_ptr();
+  d.cy = cy.data_ptr();
+  d.workspace = workspace.data_ptr();
+  if (hy.numel() > 0) {
+    launch(ig.device().index(), "_thnn_fused_lstm_cell", d.buffers(), [d] { kernels::lstm_cell_forward(d); });
+  }
+  return {hy, cy, workspace};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> _thnn_fused_lstm_cell_backward_impl(
     const std::optional<at::Tensor>& grad_hy, const std::optional<at::Tensor>& grad_cy, const at::Tensor& cx,
     const at::Tensor& cy, const at::Tensor& workspace, bool has_bias) {
-  const bool has_ghy = grad_hy.has_value() && grad_hy->defined();
-  const bool has_gcy = grad_cy.has_value() && grad_cy->defined();
-  if (!has_ghy && !has_gcy) return {at::Tensor(), at::Tensor(), at::Tensor()};
-  const std::vector<at::Tensor> w = workspace.chunk(4, 1);
-  const at::Tensor &i = w[0], &f = w[1], &c = w[2], &o = w[3];
-  const at::Tensor tanh_cy = at::tanh(cy);
-  // d cy: through hy = o * tanh(cy), plus grad_cy.
-  at::Tensor g_cy = has_ghy ? *grad_hy * o * (1 - tanh_cy * tanh_cy) : at::zeros_like(cy);
-  if (has_gcy) g_cy = g_cy + *grad_cy;
-  const at::Tensor g_o = has_ghy ? *grad_hy * tanh_cy * sigmoid_slope(o) : at::zeros_like(o);
-  const at::Tensor g_i = g_cy * c * sigmoid_slope(i);
-  const at::Tensor g_f = g_cy * cx * sigmoid_slope(f);
-  const at::Tensor g_c = g_cy * i * (1 - c * c);
-  at::Tensor grad_gates = at::cat({g_i, g_f, g_c, g_o}, 1);
-  at::Tensor grad_cx = g_cy * f;
+  const at::Tensor ghy = cell_bias(grad_hy), gcy = cell_bias(grad_cy);
+  if (!ghy.defined() && !gcy.defined()) return {at::Tensor(), at::Tensor(), at::Tensor()};
+  const at::Tensor c0 = cx.contiguous(), c1 = cy.contiguous(), ws = workspace.contiguous();
+  at::Tensor grad_gates = at::empty(ws.sizes(), ws.options()), grad_cx = at::empty(c0.sizes(), c0.options());
+  kernels::RnnCellBackwardDesc d;
+  d.dtype = device_dtype(ws.scalar_type(), "_thnn_fused_lstm_cell_backward_impl");
+  d.batch = c0.size(0);
+  d.hidden = c0.size(1);
+  d.grad_hy = cell_ptr(ghy);
+  d.grad_cy = cell_ptr(gcy);
+  d.cx = c0.const_data_ptr();
+  d.cy = c1.const_data_ptr();
+  d.workspace = ws.const_data_ptr();
+  d.grad_gates = grad_gates.data_ptr();
+  d.grad_state = grad_cx.data_ptr();
+  if (grad_cx.numel() > 0) {
+    launch(ws.device().index(), "_thnn_fused_lstm_cell_backward_impl", d.buffers(),
+           [d] { kernels::lstm_cell_backward(d); });
+  }
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0, /*keepdim=*/false) : at::Tensor();
   return {grad_gates, grad_cx, grad_bias};
 }
@@ -91,26 +111,39 @@ std::tuple<at::Tensor, at::Tensor> _thnn_fused_gru_cell(const at::Tensor& input_
                                                         const std::optional<at::Tensor>& input_bias,
                                                         const std::optional<at::Tensor>& hidden_bias) {
   check_gates(input_gates, hidden_gates, hx, 3, "_thnn_fused_gru_cell");
-  const std::vector<at::Tensor> ig = gate_sum(input_gates, input_bias).chunk(3, 1);
-  const std::vector<at::Tensor> hg = gate_sum(hidden_gates, hidden_bias).chunk(3, 1);
-  const at::Tensor r = at::sigmoid(ig[0] + hg[0]);
-  const at::Tensor z = at::sigmoid(ig[1] + hg[1]);
-  const at::Tensor n = at::tanh(ig[2] + r * hg[2]);
-  at::Tensor hy = n + z * (hx - n);
-  return {hy, at::cat({r, z, n, hx, hg[2]}, 1)};
+  const at::Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), h0 = hx.contiguous();
+  const at::Tensor b_ih = cell_bias(input_bias), b_hh = cell_bias(hidden_bias);
+  at::Tensor hy = at::empty(hx.sizes(), ig.options());
+  at::Tensor workspace = at::empty({hx.size(0), 5 * hx.size(1)}, ig.options());
+  kernels::RnnCellDesc d = cell_desc(ig, hg, h0, b_ih, b_hh, "_thnn_fused_gru_cell");
+  d.hy = hy.data_ptr();
+  d.workspace = workspace.data_ptr();
+  if (hy.numel() > 0) {
+    launch(ig.device().index(), "_thnn_fused_gru_cell", d.buffers(), [d] { kernels::gru_cell_forward(d); });
+  }
+  return {hy, workspace};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> _thnn_fused_gru_cell_backward(
     const at::Tensor& grad_hy, const at::Tensor& workspace, bool has_bias) {
-  const std::vector<at::Tensor> w = workspace.chunk(5, 1);
-  const at::Tensor &r = w[0], &z = w[1], &n = w[2], &hx = w[3], &hn = w[4];
-  const at::Tensor g_z = grad_hy * (hx - n) * sigmoid_slope(z);
-  at::Tensor grad_hx = grad_hy * z;
-  const at::Tensor g_in = grad_hy * (1 - z) * (1 - n * n);  // d(in + r * hn)
-  const at::Tensor g_hn = g_in * r;
-  const at::Tensor g_r = g_in * hn * sigmoid_slope(r);
-  at::Tensor grad_input_gates = at::cat({g_r, g_z, g_in}, 1);
-  at::Tensor grad_hidden_gates = at::cat({g_r, g_z, g_hn}, 1);
+  const at::Tensor ghy = grad_hy.contiguous(), ws = workspace.contiguous();
+  const int64_t B = ws.size(0), H = ws.size(1) / 5;
+  at::Tensor grad_input_gates = at::empty({B, 3 * H}, ws.options());
+  at::Tensor grad_hidden_gates = at::empty({B, 3 * H}, ws.options());
+  at::Tensor grad_hx = at::empty({B, H}, ws.options());
+  kernels::RnnCellBackwardDesc d;
+  d.dtype = device_dtype(ws.scalar_type(), "_thnn_fused_gru_cell_backward");
+  d.batch = B;
+  d.hidden = H;
+  d.grad_hy = ghy.const_data_ptr();
+  d.workspace = ws.const_data_ptr();
+  d.grad_gates = grad_input_gates.data_ptr();
+  d.grad_hidden_gates = grad_hidden_gates.data_ptr();
+  d.grad_state = grad_hx.data_ptr();
+  if (grad_hx.numel() > 0) {
+    launch(ws.device().index(), "_thnn_fused_gru_cell_backward", d.buffers(),
+           [d] { kernels::gru_cell_backward(d); });
+  }
   at::Tensor grad_input_bias = has_bias ? grad_input_gates.sum(0, false) : at::Tensor();
   at::Tensor grad_hidden_bias = has_bias ? grad_hidden_gates.sum(0, false) : at::Tensor();
   return {grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias};
