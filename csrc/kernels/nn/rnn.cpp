@@ -426,69 +426,38 @@ void gru_cell_backward_typed(const RnnCellBackwardDesc& d) {
   });
 }
 
-void check(const RnnCellDesc& d, const char* name) {
-  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
-}
-void check(const RnnCellBackwardDesc& d, const char* name) {
-  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
-}
-
-void check(const RnnLayerDesc& d, const char* name) {
-  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
-}
-void check(const RnnLayerBackwardDesc& d, const char* name) {
+template <class Desc>
+void check(const Desc& d, const char* name) {
   if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument(std::string(name) + ": unsupported dtype");
 }
 
 }  // namespace
 }  // namespace TORCH_TPU_ISA
 
-void TORCH_TPU_ISA_ENTRY(lstm_cell_forward)(const RnnCellDesc& d) {
-  check(d, "_thnn_fused_lstm_cell");
-  if (d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { lstm_cell_forward_typed<decltype(c)>(d); });
-}
+// Each entry: the dtype check, nothing to do for empty sizes, then the
+// kernel in its compute type.
+#define TPU_RNN_ENTRY(NAME, DESC, LABEL, EMPTY, TYPED)                                 \
+  void TORCH_TPU_ISA_ENTRY(NAME)(const DESC& d) {                                      \
+    check(d, LABEL);                                                                   \
+    if (EMPTY) return;                                                                 \
+    nn::with_compute_type(d.dtype, [&](auto c) { TYPED<decltype(c)>(d); });            \
+  }
 
-void TORCH_TPU_ISA_ENTRY(lstm_cell_backward)(const RnnCellBackwardDesc& d) {
-  check(d, "_thnn_fused_lstm_cell_backward_impl");
-  if (d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { lstm_cell_backward_typed<decltype(c)>(d); });
-}
-
-void TORCH_TPU_ISA_ENTRY(gru_cell_forward)(const RnnCellDesc& d) {
-  check(d, "_thnn_fused_gru_cell");
-  if (d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { gru_cell_forward_typed<decltype(c)>(d); });
-}
-
-void TORCH_TPU_ISA_ENTRY(gru_cell_backward)(const RnnCellBackwardDesc& d) {
-  check(d, "_thnn_fused_gru_cell_backward");
-  if (d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { gru_cell_backward_typed<decltype(c)>(d); });
-}
-
-void TORCH_TPU_ISA_ENTRY(lstm_layer_forward)(const RnnLayerDesc& d) {
-  check(d, "lstm_layer_forward");
-  if (d.steps == 0 || d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { lstm_forward_typed<decltype(c)>(d); });
-}
-
-void TORCH_TPU_ISA_ENTRY(lstm_layer_backward)(const RnnLayerBackwardDesc& d) {
-  check(d, "lstm_layer_backward");
-  if (d.steps == 0 || d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { lstm_backward_typed<decltype(c)>(d); });
-}
-
-void TORCH_TPU_ISA_ENTRY(gru_layer_forward)(const RnnLayerDesc& d) {
-  check(d, "gru_layer_forward");
-  if (d.steps == 0 || d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { gru_forward_typed<decltype(c)>(d); });
-}
-
-void TORCH_TPU_ISA_ENTRY(gru_layer_backward)(const RnnLayerBackwardDesc& d) {
-  check(d, "gru_layer_backward");
-  if (d.steps == 0 || d.batch == 0 || d.hidden == 0) return;
-  nn::with_compute_type(d.dtype, [&](auto c) { gru_backward_typed<decltype(c)>(d); });
-}
+#define TPU_CELL_EMPTY (d.batch == 0 || d.hidden == 0)
+#define TPU_LAYER_EMPTY (d.steps == 0 || d.batch == 0 || d.hidden == 0)
+TPU_RNN_ENTRY(lstm_cell_forward, RnnCellDesc, "_thnn_fused_lstm_cell", TPU_CELL_EMPTY, lstm_cell_forward_typed)
+TPU_RNN_ENTRY(lstm_cell_backward, RnnCellBackwardDesc, "_thnn_fused_lstm_cell_backward_impl", TPU_CELL_EMPTY,
+              lstm_cell_backward_typed)
+TPU_RNN_ENTRY(gru_cell_forward, RnnCellDesc, "_thnn_fused_gru_cell", TPU_CELL_EMPTY, gru_cell_forward_typed)
+TPU_RNN_ENTRY(gru_cell_backward, RnnCellBackwardDesc, "_thnn_fused_gru_cell_backward", TPU_CELL_EMPTY,
+              gru_cell_backward_typed)
+TPU_RNN_ENTRY(lstm_layer_forward, RnnLayerDesc, "lstm_layer_forward", TPU_LAYER_EMPTY, lstm_forward_typed)
+TPU_RNN_ENTRY(lstm_layer_backward, RnnLayerBackwardDesc, "lstm_layer_backward", TPU_LAYER_EMPTY,
+              lstm_backward_typed)
+TPU_RNN_ENTRY(gru_layer_forward, RnnLayerDesc, "gru_layer_forward", TPU_LAYER_EMPTY, gru_forward_typed)
+TPU_RNN_ENTRY(gru_layer_backward, RnnLayerBackwardDesc, "gru_layer_backward", TPU_LAYER_EMPTY, gru_backward_typed)
+#undef TPU_RNN_ENTRY
+#undef TPU_CELL_EMPTY
+#undef TPU_LAYER_EMPTY
 
 }  // namespace torch_tpu::kernels

@@ -102,6 +102,51 @@ variable_list finish_backward(variable_list grads, bool create_graph, const vari
   return grads;
 }
 
+// What both layers' forward descriptors hold: sizes (from output, (T, B,
+// H)), direction, the projected inputs, w_hh transposed, the initial hidden
+// state, the outputs and the scratch of the per-step GEMM.
+kernels::RnnLayerDesc layer_desc(const at::Tensor& igates, const at::Tensor& w_hh_t, const at::Tensor& h0,
+                                 at::Tensor& output, at::Tensor& hy, at::Tensor& ws, const at::Tensor& scratch,
+                                 bool reverse, const char* name) {
+  kernels::RnnLayerDesc d;
+  d.dtype = device_dtype(output.scalar_type(), name);
+  d.steps = output.size(0);
+  d.batch = output.size(1);
+  d.hidden = output.size(2);
+  d.reverse = reverse;
+  d.igates = igates.const_data_ptr();
+  d.w_hh_t = w_hh_t.const_data_ptr();
+  d.hx = h0.const_data_ptr();
+  d.output = output.data_ptr();
+  d.hy = hy.data_ptr();
+  d.workspace = ws.data_ptr();
+  d.scratch = scratch.data_ptr();
+  return d;
+}
+
+// The same for the backwards: the forward's results, w_hh, hx, the incoming
+// gradients (undefined: zero), the gate gradients and grad_hx.
+kernels::RnnLayerBackwardDesc layer_backward_desc(const at::Tensor& output, const at::Tensor& ws,
+                                                  const at::Tensor& w_hh, const at::Tensor& hx, const at::Tensor& go,
+                                                  const at::Tensor& ghy, at::Tensor& dgates, at::Tensor& grad_hx,
+                                                  bool reverse, const char* name) {
+  kernels::RnnLayerBackwardDesc d;
+  d.dtype = device_dtype(output.scalar_type(), name);
+  d.steps = output.size(0);
+  d.batch = output.size(1);
+  d.hidden = output.size(2);
+  d.reverse = reverse;
+  d.w_hh = w_hh.const_data_ptr();  // contiguous: layer_path_covers checks it
+  d.hx = hx.const_data_ptr();
+  d.output = output.const_data_ptr();
+  d.workspace = ws.const_data_ptr();
+  d.grad_output = ptr_or_null(go);
+  d.grad_hy = ptr_or_null(ghy);
+  d.dgates = dgates.data_ptr();
+  d.grad_hx = grad_hx.data_ptr();
+  return d;
+}
+
 // One LSTM layer, one direction: x (T, B, I) -> output (T, B, H), hy, cy (B, H).
 struct LstmLayer : public torch::autograd::Function<LstmLayer> {
   static variable_list forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& hx,
@@ -115,21 +160,9 @@ struct LstmLayer : public torch::autograd::Function<LstmLayer> {
     at::Tensor output = at::empty({T, B, H}, opts), ws = at::empty({T, B, 5 * H}, opts);
     at::Tensor hy = at::empty({B, H}, opts), cy = at::empty({B, H}, opts);
     const at::Tensor scratch = at::empty({B, 4 * H}, opts);
-    kernels::RnnLayerDesc d;
-    d.dtype = device_dtype(x.scalar_type(), "lstm");
-    d.steps = T;
-    d.batch = B;
-    d.hidden = H;
-    d.reverse = reverse;
-    d.igates = igates.const_data_ptr();
-    d.w_hh_t = w_hh_t.const_data_ptr();
-    d.hx = h0.const_data_ptr();
+    kernels::RnnLayerDesc d = layer_desc(igates, w_hh_t, h0, output, hy, ws, scratch, reverse, "lstm");
     d.cx = c0.const_data_ptr();
-    d.output = output.data_ptr();
-    d.hy = hy.data_ptr();
     d.cy = cy.data_ptr();
-    d.workspace = ws.data_ptr();
-    d.scratch = scratch.data_ptr();
     launch(x.device().index(), "lstm_layer_forward", d.buffers(), [d] { kernels::lstm_layer_forward(d); });
     ctx->save_for_backward({x2d, h0, c0, w_ih, w_hh, output, ws});
     ctx->saved_data["reverse"] = reverse;
@@ -152,22 +185,10 @@ struct LstmLayer : public torch::autograd::Function<LstmLayer> {
     const auto opts = output.options();
     at::Tensor dgates = at::empty({T, B, 4 * H}, opts);
     at::Tensor grad_hx = at::empty({B, H}, opts), grad_cx = at::empty({B, H}, opts);
-    kernels::RnnLayerBackwardDesc d;
-    d.dtype = device_dtype(output.scalar_type(), "lstm");
-    d.steps = T;
-    d.batch = B;
-    d.hidden = H;
-    d.reverse = reverse;
-    d.w_hh = w_hh.const_data_ptr();  // contiguous: nn.LSTM's flat weights are
-    d.hx = hx.const_data_ptr();
+    kernels::RnnLayerBackwardDesc d =
+        layer_backward_desc(output, ws, w_hh, hx, go, ghy, dgates, grad_hx, reverse, "lstm");
     d.cx = cx.const_data_ptr();
-    d.output = output.const_data_ptr();
-    d.workspace = ws.const_data_ptr();
-    d.grad_output = ptr_or_null(go);
-    d.grad_hy = ptr_or_null(ghy);
     d.grad_cy = ptr_or_null(gcy);
-    d.dgates = dgates.data_ptr();
-    d.grad_hx = grad_hx.data_ptr();
     d.grad_cx = grad_cx.data_ptr();
     launch(output.device().index(), "lstm_layer_backward", d.buffers(), [d] { kernels::lstm_layer_backward(d); });
     const at::Tensor dg = dgates.view({T * B, 4 * H});
@@ -196,20 +217,8 @@ struct GruLayer : public torch::autograd::Function<GruLayer> {
     at::Tensor output = at::empty({T, B, H}, opts), ws = at::empty({T, B, 4 * H}, opts);
     at::Tensor hy = at::empty({B, H}, opts);
     const at::Tensor scratch = at::empty({B, 3 * H}, opts);
-    kernels::RnnLayerDesc d;
-    d.dtype = device_dtype(x.scalar_type(), "gru");
-    d.steps = T;
-    d.batch = B;
-    d.hidden = H;
-    d.reverse = reverse;
-    d.igates = igates.const_data_ptr();
-    d.w_hh_t = w_hh_t.const_data_ptr();
+    kernels::RnnLayerDesc d = layer_desc(igates, w_hh_t, h0, output, hy, ws, scratch, reverse, "gru");
     d.b_hh = ptr_or_null(bias_h);
-    d.hx = h0.const_data_ptr();
-    d.output = output.data_ptr();
-    d.hy = hy.data_ptr();
-    d.workspace = ws.data_ptr();
-    d.scratch = scratch.data_ptr();
     launch(x.device().index(), "gru_layer_forward", d.buffers(), [d] { kernels::gru_layer_forward(d); });
     ctx->save_for_backward({x2d, h0, w_ih, w_hh, output, ws});
     ctx->saved_data["reverse"] = reverse;
@@ -231,21 +240,9 @@ struct GruLayer : public torch::autograd::Function<GruLayer> {
     const auto opts = output.options();
     at::Tensor dgates = at::empty({T, B, 3 * H}, opts), dgates_h = at::empty({T, B, 3 * H}, opts);
     at::Tensor grad_hx = at::empty({B, H}, opts);
-    kernels::RnnLayerBackwardDesc d;
-    d.dtype = device_dtype(output.scalar_type(), "gru");
-    d.steps = T;
-    d.batch = B;
-    d.hidden = H;
-    d.reverse = reverse;
-    d.w_hh = w_hh.const_data_ptr();
-    d.hx = hx.const_data_ptr();
-    d.output = output.const_data_ptr();
-    d.workspace = ws.const_data_ptr();
-    d.grad_output = ptr_or_null(go);
-    d.grad_hy = ptr_or_null(ghy);
-    d.dgates = dgates.data_ptr();
+    kernels::RnnLayerBackwardDesc d =
+        layer_backward_desc(output, ws, w_hh, hx, go, ghy, dgates, grad_hx, reverse, "gru");
     d.dgates_h = dgates_h.data_ptr();
-    d.grad_hx = grad_hx.data_ptr();
     launch(output.device().index(), "gru_layer_backward", d.buffers(), [d] { kernels::gru_layer_backward(d); });
     const at::Tensor dgi = dgates.view({T * B, 3 * H}), dgh = dgates_h.view({T * B, 3 * H});
     variable_list out(8);
