@@ -65,6 +65,28 @@ __attribute__((always_inline)) inline void lstm_gates_forward(int64_t H, const C
   }
 }
 
+// Its backward for one row: from the activated gates w (i, f, g, o), c_t,
+// c_prev and the gradients reaching h_t (dh, plus dh2 when not null) and
+// c_t (dc; may be null: zero), the pre-activation gradients dgates (4H)
+// and dc_prev = dc_t * f. dc_prev may be dc (same index read, then written).
+template <typename C>
+__attribute__((always_inline)) inline void lstm_gates_backward(int64_t H, const C* w, const C* c, const C* c_prev,
+                                                               const C* dh, const C* dh2, const C* dc,
+                                                               C* dgates, C* dc_prev) {
+#pragma GCC ivdep
+  for (int64_t j = 0; j < H; ++j) {
+    const C i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
+    const C tc = tanh_of(c[j]);
+    const C dht = dh2 != nullptr ? dh[j] + dh2[j] : dh[j];
+    const C dct = (dc != nullptr ? dc[j] : C(0)) + dht * o * (C(1) - tc * tc);
+    dgates[j] = dct * g * i * (C(1) - i);
+    dgates[H + j] = dct * c_prev[j] * f * (C(1) - f);
+    dgates[2 * H + j] = dct * i * (C(1) - g * g);
+    dgates[3 * H + j] = dht * tc * o * (C(1) - o);
+    dc_prev[j] = dct * f;
+  }
+}
+
 int64_t elem_size(DType t) { return t == DType::kFloat64 ? 8 : t == DType::kFloat32 ? 4 : 2; }
 
 const void* at_offset(const void* p, DType t, int64_t elems) {
@@ -167,26 +189,12 @@ void lstm_backward_typed(const RnnLayerBackwardDesc& d) {
         } else {
           nn::load_row(d.workspace, t, (p * B + b) * 5 * H + 4 * H, H, c_prev.data());
         }
-        if (d.grad_output != nullptr) nn::load_row(d.grad_output, t, (s * B + b) * H, H, go.data());
-        const C* __restrict w = ws.data();
-        const C* __restrict cp = c_prev.data();
-        const C* __restrict gor = go.data();
-        C* __restrict dhr = dh.data() + b * H;
-        C* __restrict dcr = dc.data() + b * H;
-        C* __restrict out = dg.data();
-#pragma GCC ivdep
-        for (int64_t j = 0; j < H; ++j) {
-          const C i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
-          const C tc = tanh_of(w[4 * H + j]);
-          const C dht = dhr[j] + gor[j];
-          const C dct = dcr[j] + dht * o * (C(1) - tc * tc);
-          out[j] = dct * g * i * (C(1) - i);
-          out[H + j] = dct * cp[j] * f * (C(1) - f);
-          out[2 * H + j] = dct * i * (C(1) - g * g);
-          out[3 * H + j] = dht * tc * o * (C(1) - o);
-          dcr[j] = dct * f;
-        }
-        nn::store_row(out, G, d.dgates, t, (s * B + b) * G);
+        const bool has_go = d.grad_output != nullptr;
+        if (has_go) nn::load_row(d.grad_output, t, (s * B + b) * H, H, go.data());
+        C* dcr = dc.data() + b * H;
+        lstm_gates_backward<C>(H, ws.data(), ws.data() + 4 * H, c_prev.data(), dh.data() + b * H,
+                               has_go ? go.data() : nullptr, dcr, dg.data(), dcr);
+        nn::store_row(dg.data(), G, d.dgates, t, (s * B + b) * G);
       }
     });
     // dh for the step before: d pre-activations @ w_hh (grad_hx as scratch).
@@ -333,24 +341,8 @@ void lstm_cell_backward_typed(const RnnCellBackwardDesc& d) {
       nn::load_row(d.cy, t, b * H, H, cy.data());
       if (d.grad_hy != nullptr) nn::load_row(d.grad_hy, t, b * H, H, ghy.data());
       if (d.grad_cy != nullptr) nn::load_row(d.grad_cy, t, b * H, H, gcy.data());
-      const C* __restrict w = ws.data();
-      const C* __restrict cxr = cx.data();
-      const C* __restrict cyr = cy.data();
-      const C* __restrict gh = ghy.data();
-      const C* __restrict gc = gcy.data();
-      C* __restrict o_ = out.data();
-      C* __restrict gx = gcx.data();
-#pragma GCC ivdep
-      for (int64_t j = 0; j < H; ++j) {
-        const C i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
-        const C tc = tanh_of(cyr[j]);
-        const C dc = gh[j] * o * (C(1) - tc * tc) + gc[j];
-        o_[j] = dc * g * i * (C(1) - i);
-        o_[H + j] = dc * cxr[j] * f * (C(1) - f);
-        o_[2 * H + j] = dc * i * (C(1) - g * g);
-        o_[3 * H + j] = gh[j] * tc * o * (C(1) - o);
-        gx[j] = dc * f;
-      }
+      lstm_gates_backward<C>(H, ws.data(), cy.data(), cx.data(), ghy.data(), nullptr, gcy.data(), out.data(),
+                             gcx.data());
       nn::store_row(out.data(), G, d.grad_gates, t, b * G);
       nn::store_row(gcx.data(), H, d.grad_state, t, b * H);
     }
