@@ -72,3 +72,32 @@ def test_grid_sample_3d_bicubic_raises_cpu_error():
     with pytest.raises(RuntimeError) as tpu_err:
         F.grid_sample(x.to("tpu"), grid.to("tpu"), mode="bicubic", align_corners=False)
     assert str(tpu_err.value) == str(cpu_err.value)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_sample_half_precision_matches_cpu_float32(dims, dtype):
+    """float16/bfloat16: computed in float and rounded once, so the
+    reference is CPU's float32 result of the same rounded values, forward
+    and backward (CPU's own half kernel rounds every intermediate)."""
+    g = torch.Generator().manual_seed(7)
+    shape = (2, 3, 5, 6) if dims == 2 else (2, 3, 4, 5, 6)
+    x = torch.randn(shape, generator=g).to(dtype)
+    grid = _grid((2, 4, 5, 2) if dims == 2 else (2, 3, 4, 5, 3), dtype, 8)
+    mode = "bicubic" if dims == 2 else "bilinear"
+    kw = dict(mode=mode, padding_mode="reflection", align_corners=False)
+    xc, gc = x.float().requires_grad_(), grid.float().requires_grad_()
+    xt, gt = x.to("tpu").requires_grad_(), grid.to("tpu").requires_grad_()
+    y_ref = F.grid_sample(xc, gc, **kw)
+    with torch_tpu.no_fallback():
+        y = F.grid_sample(xt, gt, **kw)
+    assert y.dtype == dtype
+    tol = dict(atol=1e-2, rtol=1e-2) if dtype == torch.float16 else dict(atol=5e-2, rtol=2e-2)
+    torch.testing.assert_close(y.detach().cpu(), y_ref.detach().to(dtype), **tol)
+    gy = torch.randn(y_ref.shape, generator=g).to(dtype)
+    gx_ref, gg_ref = torch.autograd.grad(y_ref, (xc, gc), gy.float())
+    with torch_tpu.no_fallback():
+        gx, gg = torch.autograd.grad(y, (xt, gt), gy.to("tpu"))
+    assert gx.dtype == dtype and gg.dtype == dtype
+    torch.testing.assert_close(gx.cpu(), gx_ref.to(dtype), **tol)
+    torch.testing.assert_close(gg.cpu(), gg_ref.to(dtype), **tol)

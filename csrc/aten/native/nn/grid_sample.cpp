@@ -1,5 +1,7 @@
 // grid_sampler_2d (direct route): ATen's CPU implementation calls its kernel
-// with a hard-coded CPU device. Checks are ATen's (GridSamplerUtils.h); the
+// with a hard-coded CPU device. float16/bfloat16 run the float kernels on
+// widened copies and round once (CPU's fallback kernel for them rounds
+// every intermediate: ops.yaml compares them with CPU's float32 result). Checks are ATen's (GridSamplerUtils.h); the
 // output is contiguous [N, C, out_h, out_w], as on CPU and in FakeTensor's
 // meta. Sampling is kernels/grid_sample.h.
 #include <ATen/core/Tensor.h>
@@ -79,6 +81,18 @@ kernels::GridSampleDesc gs3_desc(const at::Tensor& input, const at::Tensor& grid
   return d;
 }
 
+// float16/bfloat16 input and grid of one dtype: computed in float.
+bool widen_grid_sample(const at::Tensor& input, const at::Tensor& grid) {
+  const at::ScalarType t = input.scalar_type();
+  return (t == at::kHalf || t == at::kBFloat16) && grid.scalar_type() == t;
+}
+
+// A widened backward's gradients rounded back to the input's dtype.
+std::tuple<at::Tensor, at::Tensor> narrow_grads(std::tuple<at::Tensor, at::Tensor> grads, at::ScalarType t) {
+  auto& [gi, gg] = grads;
+  return {gi.defined() ? gi.to(t) : gi, gg.to(t)};
+}
+
 using GridBackwardKernel = void (*)(const kernels::GridSampleDesc&, const void* grad_output, const void* input,
                                     const void* grid, void* grad_input, void* grad_grid);
 
@@ -112,6 +126,11 @@ std::tuple<at::Tensor, at::Tensor> grid_backward(const kernels::GridSampleDesc& 
 
 at::Tensor grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
                            int64_t padding_mode, bool align_corners) {
+  if (widen_grid_sample(input, grid)) {
+    return torch_tpu::aten::grid_sampler_2d(input.to(at::kFloat), grid.to(at::kFloat), interpolation_mode,
+                                            padding_mode, align_corners)
+        .to(input.scalar_type());
+  }
   const at::Tensor x = input.contiguous(), g = grid.contiguous();
   const kernels::GridSampleDesc d =
       gs2_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_2d");
@@ -130,6 +149,13 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_2d_backward(const at::Tensor& gr
                                                             const at::Tensor& grid, int64_t interpolation_mode,
                                                             int64_t padding_mode, bool align_corners,
                                                             std::array<bool, 2> output_mask) {
+  if (widen_grid_sample(input, grid) && grad_output.scalar_type() == input.scalar_type()) {
+    return narrow_grads(
+        torch_tpu::aten::grid_sampler_2d_backward(grad_output.to(at::kFloat), input.to(at::kFloat),
+                                                     grid.to(at::kFloat), interpolation_mode, padding_mode,
+                                                     align_corners, output_mask),
+        input.scalar_type());
+  }
   const at::Tensor x = input.contiguous(), g = grid.contiguous();
   return grid_backward(
       gs2_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_2d_backward"),
@@ -138,6 +164,11 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_2d_backward(const at::Tensor& gr
 
 at::Tensor grid_sampler_3d(const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
                            int64_t padding_mode, bool align_corners) {
+  if (widen_grid_sample(input, grid)) {
+    return torch_tpu::aten::grid_sampler_3d(input.to(at::kFloat), grid.to(at::kFloat), interpolation_mode,
+                                            padding_mode, align_corners)
+        .to(input.scalar_type());
+  }
   const at::Tensor x = input.contiguous(), g = grid.contiguous();
   const kernels::GridSampleDesc d =
       gs3_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_3d");
@@ -156,6 +187,13 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_3d_backward(const at::Tensor& gr
                                                             const at::Tensor& grid, int64_t interpolation_mode,
                                                             int64_t padding_mode, bool align_corners,
                                                             std::array<bool, 2> output_mask) {
+  if (widen_grid_sample(input, grid) && grad_output.scalar_type() == input.scalar_type()) {
+    return narrow_grads(
+        torch_tpu::aten::grid_sampler_3d_backward(grad_output.to(at::kFloat), input.to(at::kFloat),
+                                                     grid.to(at::kFloat), interpolation_mode, padding_mode,
+                                                     align_corners, output_mask),
+        input.scalar_type());
+  }
   const at::Tensor x = input.contiguous(), g = grid.contiguous();
   return grid_backward(
       gs3_desc(input, grid, x, g, interpolation_mode, padding_mode, align_corners, "grid_sampler_3d_backward"),
