@@ -364,10 +364,10 @@ def test_dtype_gaps_list_declared_dtypes_cpu_has_beyond():
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     entries = [e for e in manifest.load(os.path.join(root, "ops.yaml"))
-               if e.op in ("grid_sampler_2d", "abs", "rms_norm")]
+               if e.op in ("logaddexp", "abs", "grid_sampler_2d")]
     plans = document.test_plans(entries)
     gaps = {op: missing for op, _, missing in sections.dtype_gaps(SimpleNamespace(plans=plans))}
-    assert gaps["grid_sampler_2d"] == ["float16", "bfloat16"]
-    assert "abs" not in gaps
+    assert gaps["logaddexp"] == ["complex64", "complex128"]
+    assert "abs" not in gaps and "grid_sampler_2d" not in gaps  # any dtype; all of CPU's
     text = sections.dtype_gap_section(SimpleNamespace(plans=plans))
-    assert "| `grid_sampler_2d` | float32, float64 | float16, bfloat16 |" in text
+    assert "| `logaddexp` | float16, bfloat16, float32, float64 | complex64, complex128 |" in text
