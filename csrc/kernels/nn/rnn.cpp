@@ -87,6 +87,56 @@ __attribute__((always_inline)) inline void lstm_gates_backward(int64_t H, const 
   }
 }
 
+// The GRU gate arithmetic of one batch row: pre-activations x (input
+// side) and y (hidden side, biases included; 3H each, gates r, z, n) and
+// h_prev -> r, z, n, hn (the hidden side's n chunk) each into its own slice
+// (hx_out, when not null, gets a copy of h_prev: the cell's workspace
+// keeps it) and h.
+template <typename C>
+__attribute__((always_inline)) inline void gru_gates_forward(int64_t H, const C* x, const C* y, const C* h_prev,
+                                                             C* r_out, C* z_out, C* n_out, C* hn_out, C* hx_out,
+                                                             C* h) {
+#pragma GCC ivdep
+  for (int64_t j = 0; j < H; ++j) {
+    const C r = sigmoid_of(x[j] + y[j]);
+    const C z = sigmoid_of(x[H + j] + y[H + j]);
+    const C hn = y[2 * H + j];
+    const C n = tanh_of(x[2 * H + j] + r * hn);
+    r_out[j] = r;
+    z_out[j] = z;
+    n_out[j] = n;
+    hn_out[j] = hn;
+    if (hx_out != nullptr) hx_out[j] = h_prev[j];
+    h[j] = n + z * (h_prev[j] - n);
+  }
+}
+
+// Its backward for one row: from r, z, n, hn, h_prev and the gradient
+// reaching h (dh, plus dh2 when not null), the input-side gate gradients
+// dgi (3H), the hidden-side ones dgh (3H: d hg) and the direct part of
+// dh_prev, dh * z (dh_direct may be dh: same index read, then written).
+template <typename C>
+__attribute__((always_inline)) inline void gru_gates_backward(int64_t H, const C* r_in, const C* z_in,
+                                                              const C* n_in, const C* hn_in, const C* h_prev,
+                                                              const C* dh, const C* dh2, C* dgi, C* dgh,
+                                                              C* dh_direct) {
+#pragma GCC ivdep
+  for (int64_t j = 0; j < H; ++j) {
+    const C r = r_in[j], z = z_in[j], n = n_in[j], hn = hn_in[j];
+    const C dht = dh2 != nullptr ? dh[j] + dh2[j] : dh[j];
+    const C dn = dht * (C(1) - z) * (C(1) - n * n);  // d(in + r * hn)
+    const C dr = dn * hn * r * (C(1) - r);
+    const C dz = dht * (h_prev[j] - n) * z * (C(1) - z);
+    dgi[j] = dr;
+    dgh[j] = dr;
+    dgi[H + j] = dz;
+    dgh[H + j] = dz;
+    dgi[2 * H + j] = dn;
+    dgh[2 * H + j] = dn * r;
+    dh_direct[j] = dht * z;
+  }
+}
+
 int64_t elem_size(DType t) { return t == DType::kFloat64 ? 8 : t == DType::kFloat32 ? 4 : 2; }
 
 const void* at_offset(const void* p, DType t, int64_t elems) {
@@ -136,27 +186,10 @@ void lstm_forward_typed(const RnnLayerDesc& d) {
         } else {
           nn::load_row(d.workspace, t, (p * B + b) * 5 * H + 4 * H, H, c_prev.data());
         }
-        C* __restrict w = ws.data();
-        const C* __restrict x = pre.data();
-        const C* __restrict y = hg.data();
-        const C* __restrict cp = c_prev.data();
-        C* __restrict hr = h.data();
-#pragma GCC ivdep
-        for (int64_t j = 0; j < H; ++j) {
-          const C i = sigmoid_of(x[j] + y[j]);
-          const C f = sigmoid_of(x[H + j] + y[H + j]);
-          const C g = tanh_of(x[2 * H + j] + y[2 * H + j]);
-          const C o = sigmoid_of(x[3 * H + j] + y[3 * H + j]);
-          const C c = f * cp[j] + i * g;
-          w[j] = i;
-          w[H + j] = f;
-          w[2 * H + j] = g;
-          w[3 * H + j] = o;
-          w[4 * H + j] = c;
-          hr[j] = o * tanh_of(c);
-        }
-        nn::store_row(w, 5 * H, d.workspace, t, (s * B + b) * 5 * H);
-        nn::store_row(hr, H, d.output, t, (s * B + b) * H);
+        // The workspace row is [i, f, g, o, c].
+        lstm_gates_forward<C>(H, pre.data(), hg.data(), c_prev.data(), ws.data(), ws.data() + 4 * H, h.data());
+        nn::store_row(ws.data(), 5 * H, d.workspace, t, (s * B + b) * 5 * H);
+        nn::store_row(h.data(), H, d.output, t, (s * B + b) * H);
       }
     });
   }
@@ -189,11 +222,10 @@ void lstm_backward_typed(const RnnLayerBackwardDesc& d) {
         } else {
           nn::load_row(d.workspace, t, (p * B + b) * 5 * H + 4 * H, H, c_prev.data());
         }
-        const bool has_go = d.grad_output != nullptr;
-        if (has_go) nn::load_row(d.grad_output, t, (s * B + b) * H, H, go.data());
-        C* dcr = dc.data() + b * H;
-        lstm_gates_backward<C>(H, ws.data(), ws.data() + 4 * H, c_prev.data(), dh.data() + b * H,
-                               has_go ? go.data() : nullptr, dcr, dg.data(), dcr);
+        if (d.grad_output != nullptr) nn::load_row(d.grad_output, t, (s * B + b) * H, H, go.data());
+        C* dcr = dc.data() + b * H;  // go is zeros without grad_output
+        lstm_gates_backward<C>(H, ws.data(), ws.data() + 4 * H, c_prev.data(), dh.data() + b * H, go.data(), dcr,
+                               dg.data(), dcr);
         nn::store_row(dg.data(), G, d.dgates, t, (s * B + b) * G);
       }
     });
@@ -222,26 +254,12 @@ void gru_forward_typed(const RnnLayerDesc& d) {
         nn::load_row(d.igates, t, (s * B + b) * G, G, pre.data());
         nn::load_row(d.scratch, t, b * G, G, hg.data());
         nn::load_row(h_prev, t, b * H, H, hp.data());
-        C* __restrict w = ws.data();
-        const C* __restrict x = pre.data();
-        const C* __restrict y = hg.data();
-        const C* __restrict bh = bias.data();
-        const C* __restrict hpr = hp.data();
-        C* __restrict hr = h.data();
-#pragma GCC ivdep
-        for (int64_t j = 0; j < H; ++j) {
-          const C r = sigmoid_of(x[j] + (y[j] + bh[j]));
-          const C z = sigmoid_of(x[H + j] + (y[H + j] + bh[H + j]));
-          const C hn = y[2 * H + j] + bh[2 * H + j];
-          const C n = tanh_of(x[2 * H + j] + r * hn);
-          w[j] = r;
-          w[H + j] = z;
-          w[2 * H + j] = n;
-          w[3 * H + j] = hn;
-          hr[j] = n + z * (hpr[j] - n);
-        }
+        C* w = ws.data();  // [r, z, n, hn]
+        for (int64_t j = 0; j < G; ++j) hg[j] += bias[j];
+        gru_gates_forward<C>(H, pre.data(), hg.data(), hp.data(), w, w + H, w + 2 * H, w + 3 * H, nullptr,
+                             h.data());
         nn::store_row(w, 4 * H, d.workspace, t, (s * B + b) * 4 * H);
-        nn::store_row(hr, H, d.output, t, (s * B + b) * H);
+        nn::store_row(h.data(), H, d.output, t, (s * B + b) * H);
       }
     });
   }
@@ -269,27 +287,13 @@ void gru_backward_typed(const RnnLayerBackwardDesc& d) {
         nn::load_row(d.workspace, t, (s * B + b) * 4 * H, 4 * H, ws.data());
         nn::load_row(h_prev, t, b * H, H, hp.data());
         if (d.grad_output != nullptr) nn::load_row(d.grad_output, t, (s * B + b) * H, H, go.data());
-        const C* __restrict w = ws.data();
-        const C* __restrict hpr = hp.data();
-        const C* __restrict gor = go.data();
-        C* __restrict dhr = dh.data() + b * H;
-        C* __restrict oi = dgi.data();
-        C* __restrict oh = dgh.data();
-#pragma GCC ivdep
-        for (int64_t j = 0; j < H; ++j) {
-          const C r = w[j], z = w[H + j], n = w[2 * H + j], hn = w[3 * H + j];
-          const C dht = dhr[j] + gor[j];
-          const C dn = dht * (C(1) - z) * (C(1) - n * n);  // d(in + r * hn)
-          const C dr = dn * hn * r * (C(1) - r);
-          const C dz = dht * (hpr[j] - n) * z * (C(1) - z);
-          oi[j] = oh[j] = dr;
-          oi[H + j] = oh[H + j] = dz;
-          oi[2 * H + j] = dn;
-          oh[2 * H + j] = dn * r;
-          dhr[j] = dht * z;  // the direct path; the GEMM adds the gates' share
-        }
-        nn::store_row(oi, G, d.dgates, t, (s * B + b) * G);
-        nn::store_row(oh, G, d.dgates_h, t, (s * B + b) * G);
+        const C* w = ws.data();  // [r, z, n, hn]
+        C* dhr = dh.data() + b * H;
+        // dhr becomes the direct part of dh_prev; the GEMM adds the gates' share.
+        gru_gates_backward<C>(H, w, w + H, w + 2 * H, w + 3 * H, hp.data(), dhr, go.data(), dgi.data(), dgh.data(),
+                              dhr);
+        nn::store_row(dgi.data(), G, d.dgates, t, (s * B + b) * G);
+        nn::store_row(dgh.data(), G, d.dgates_h, t, (s * B + b) * G);
       }
     });
     small_gemm(t, B, G, H, at_offset(d.dgates_h, t, s * B * G), d.w_hh, d.grad_hx);
@@ -359,24 +363,8 @@ void gru_cell_forward_typed(const RnnCellDesc& d) {
       load_gates(d.igates, d.b_ih, t, b, G, x.data(), tmp.data());
       load_gates(d.hgates, d.b_hh, t, b, G, y.data(), tmp.data());
       nn::load_row(d.state, t, b * H, H, hx.data());
-      const C* __restrict xr = x.data();
-      const C* __restrict yr = y.data();
-      const C* __restrict hxr = hx.data();
-      C* __restrict w = ws.data();
-      C* __restrict hr = h.data();
-#pragma GCC ivdep
-      for (int64_t j = 0; j < H; ++j) {
-        const C r = sigmoid_of(xr[j] + yr[j]);
-        const C z = sigmoid_of(xr[H + j] + yr[H + j]);
-        const C hn = yr[2 * H + j];
-        const C n = tanh_of(xr[2 * H + j] + r * hn);
-        w[j] = r;
-        w[H + j] = z;
-        w[2 * H + j] = n;
-        w[3 * H + j] = hxr[j];
-        w[4 * H + j] = hn;
-        hr[j] = n + z * (hxr[j] - n);
-      }
+      C* w = ws.data();  // [r, z, n, hx, hn]
+      gru_gates_forward<C>(H, x.data(), y.data(), hx.data(), w, w + H, w + 2 * H, w + 4 * H, w + 3 * H, h.data());
       nn::store_row(ws.data(), 5 * H, d.workspace, t, b * 5 * H);
       nn::store_row(h.data(), H, d.hy, t, b * H);
     }
@@ -392,25 +380,9 @@ void gru_cell_backward_typed(const RnnCellBackwardDesc& d) {
     for (int64_t b = b0; b < b1; ++b) {
       nn::load_row(d.workspace, t, b * 5 * H, 5 * H, ws.data());
       nn::load_row(d.grad_hy, t, b * H, H, ghy.data());
-      const C* __restrict w = ws.data();
-      const C* __restrict g = ghy.data();
-      C* __restrict oi = gi.data();
-      C* __restrict oh = gh.data();
-      C* __restrict ox = ghx.data();
-#pragma GCC ivdep
-      for (int64_t j = 0; j < H; ++j) {
-        const C r = w[j], z = w[H + j], n = w[2 * H + j], hx = w[3 * H + j], hn = w[4 * H + j];
-        const C dn = g[j] * (C(1) - z) * (C(1) - n * n);  // d(in + r * hn)
-        const C dr = dn * hn * r * (C(1) - r);
-        const C dz = g[j] * (hx - n) * z * (C(1) - z);
-        oi[j] = dr;
-        oh[j] = dr;
-        oi[H + j] = dz;
-        oh[H + j] = dz;
-        oi[2 * H + j] = dn;
-        oh[2 * H + j] = dn * r;
-        ox[j] = g[j] * z;
-      }
+      const C* w = ws.data();  // [r, z, n, hx, hn]
+      gru_gates_backward<C>(H, w, w + H, w + 2 * H, w + 4 * H, w + 3 * H, ghy.data(), nullptr, gi.data(), gh.data(),
+                            ghx.data());
       nn::store_row(gi.data(), G, d.grad_gates, t, b * G);
       nn::store_row(gh.data(), G, d.grad_hidden_gates, t, b * G);
       nn::store_row(ghx.data(), H, d.grad_state, t, b * H);
