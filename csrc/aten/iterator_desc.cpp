@@ -33,8 +33,8 @@ kernels::ElementwiseDesc describe_iterator(const at::TensorIteratorBase& iter, a
     TORCH_CHECK(device.type() == c10::DeviceType::PrivateUse1, op, ": expected all tensors on tpu, but operand ",
                 arg, " is on ", device, " and is not a CPU scalar");
     const at::IntArrayRef strides = iter.strides(arg);
-    d.operands.push_back(kernels::ElementwiseOperand::tensor(iter.data_ptr(arg), dtype,
-                                                             std::vector<int64_t>(strides.begin(), strides.end())));
+    d.operands.push_back(
+        kernels::ElementwiseOperand::tensor(iter.data_ptr(arg), dtype, kernels::Dims(strides.begin(), strides.end())));
   }
   return d;
 }
@@ -82,15 +82,17 @@ void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, 
 }
 
 void run_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
-                     const char* name, std::vector<kernels::ScalarArg> args) {
+                     const char* name, kernels::ScalarArgs args) {
   check_elementwise_dtype(op, compute, name);
   if (iter.numel() == 0) return;
   kernels::ElementwiseDesc d = describe_iterator(iter, compute, name);
   d.args = std::move(args);
-  std::vector<const void*> buffers;
+  runtime::BufferList buffers;
   for (const kernels::ElementwiseOperand& o : d.operands) {
     if (!o.by_value) buffers.push_back(o.data);
   }
+  // The descriptor travels inside the task, not on the heap.
+  static_assert(sizeof(kernels::ElementwiseDesc) + sizeof(op) <= runtime::TaskBody::kInlineBytes);
   launch(iter.device(0).index(), kernels::elementwise_op_name(op), std::move(buffers),
          [d = std::move(d), op] { kernels::elementwise(op, d); });
 }

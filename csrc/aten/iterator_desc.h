@@ -44,6 +44,6 @@ void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, 
 // over `iter` on the current stream of the iterator's device (nothing for an
 // empty iterator). `args`: the op's scalars, already in their kernel form.
 void run_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,
-                     const char* name, std::vector<kernels::ScalarArg> args = {});
+                     const char* name, kernels::ScalarArgs args = {});
 
 }  // namespace torch_tpu::aten

@@ -50,8 +50,7 @@ kernels::TensorDesc describe(const at::Tensor& t, const char* op) {
   return d;
 }
 
-void launch(c10::DeviceIndex device, const char* name, std::vector<const void*> buffers,
-            std::function<void()> body) {
+void launch(c10::DeviceIndex device, const char* name, const runtime::BufferList& buffers, runtime::TaskBody&& body) {
   TPU_CHECK(runtime::launch(native_stream(current_stream(device)), name, std::move(buffers),
                             std::move(body)));
 }

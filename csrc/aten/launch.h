@@ -24,7 +24,6 @@ kernels::TensorDesc describe(const at::Tensor& t, const char* op);
 
 // Enqueues `body` on the current stream of tpu:`device`; `buffers` are the
 // device pointers it touches (see runtime::launch).
-void launch(c10::DeviceIndex device, const char* name, std::vector<const void*> buffers,
-            std::function<void()> body);
+void launch(c10::DeviceIndex device, const char* name, const runtime::BufferList& buffers, runtime::TaskBody&& body);
 
 }  // namespace torch_tpu::aten

@@ -120,22 +120,91 @@ void arena_release(Arena& a, char* base, size_t reserved) {
   a.used -= reserved;
 }
 
+namespace {
+
+// The last few allocations this thread's launches named. An entry is used
+// only while its arena's generation is the one it was cached at: records
+// leave the arena only in free(), which bumps the generation first, then
+// waits for pending == 0. A hit takes its pending reference, then re-reads
+// the generation: unchanged means the allocation was live when the
+// reference was taken (free() will wait for it); changed means undo and take
+// the locked path. Records are recycled, never deleted, so the undo is safe.
+struct LookupCache {
+  struct Entry {
+    Allocation* alloc = nullptr;
+    uintptr_t base = 0;
+    size_t len = 0;
+    uint64_t generation = 0;
+    int device = -1;
+  };
+  static constexpr int kEntries = 4;
+  Entry entries[kEntries];
+  int next = 0;
+};
+thread_local LookupCache t_lookup;
+
+Allocation* cached_lookup(Arena& a, int device, uintptr_t addr) {
+  const uint64_t gen = a.generation.load(std::memory_order_seq_cst);
+  for (LookupCache::Entry& e : t_lookup.entries) {
+    if (e.alloc == nullptr || e.device != device || e.generation != gen || addr - e.base >= e.len) continue;
+    e.alloc->pending.fetch_add(1, std::memory_order_seq_cst);
+    if (a.generation.load(std::memory_order_seq_cst) == gen) return e.alloc;
+    e.alloc->pending.fetch_sub(1, std::memory_order_release);
+    return nullptr;
+  }
+  return nullptr;
+}
+
+std::mutex g_records_mu;
+std::vector<Allocation*> g_free_records;  // guarded by g_records_mu
+
+}  // namespace
+
+Allocation* new_allocation_record() {
+  {
+    std::lock_guard<std::mutex> lock(g_records_mu);
+    if (!g_free_records.empty()) {
+      Allocation* a = g_free_records.back();
+      g_free_records.pop_back();
+      return a;
+    }
+  }
+  return new Allocation;
+}
+
+void recycle_allocation_record(Allocation* a) {
+  // pending may still be transiently raised by a cached lookup backing out.
+  a->base = nullptr;
+  a->size = a->reserved = 0;
+  a->users = 0;
+  std::lock_guard<std::mutex> lock(g_records_mu);
+  g_free_records.push_back(a);
+}
+
 Allocation* find_allocation(int device, const void* p, bool take_pending) {
   Device* dev = get_device(device);
   if (!dev) return nullptr;
   Arena& a = *dev->arena;
   const auto addr = reinterpret_cast<uintptr_t>(p);
+  if (take_pending) {
+    if (Allocation* hit = cached_lookup(a, device, addr)) return hit;
+  }
   std::lock_guard<std::mutex> lock(a.mu);
   auto it = a.allocs.upper_bound(addr);
   if (it == a.allocs.begin()) return nullptr;
   --it;
   Allocation* alloc = it->second;
   if (addr - it->first >= alloc->reserved) return nullptr;
-  if (take_pending) alloc->pending.fetch_add(1, std::memory_order_relaxed);
+  if (take_pending) {
+    alloc->pending.fetch_add(1, std::memory_order_relaxed);
+    LookupCache& c = t_lookup;
+    c.entries[c.next] = {alloc, it->first, alloc->reserved, a.generation.load(std::memory_order_relaxed), device};
+    c.next = (c.next + 1) % LookupCache::kEntries;
+  }
   return alloc;
 }
 
-void drop_pending(const std::vector<Allocation*>& allocs) {
+void drop_pending(const AllocList& allocs) {
   for (Allocation* a : allocs) a->pending.fetch_sub(1, std::memory_order_release);
 }
 

@@ -36,7 +36,7 @@ struct Side {
 
 struct CopyPlan {
   Side src, dst;
-  std::vector<Allocation*> refs;  // pending references on device allocations
+  AllocList refs;  // pending references on device allocations
   ~CopyPlan() { drop_pending(refs); }  // unless moved into a task
 };
 
@@ -68,7 +68,7 @@ std::string describe(const Side& s) {
 
 // Classifies [p, p+n) and checks it stays inside its allocation.
 Status classify(const char* api, const char* role, const void* p, size_t n, Side* side,
-                std::vector<Allocation*>& refs) {
+                AllocList& refs) {
   const int device = arena_of(p);
   if (device >= 0) {
     Allocation* a = find_allocation(device, p, /*take_pending=*/true);

@@ -20,7 +20,7 @@ std::atomic<uint64_t> g_launches{0};
 
 uint64_t launch_count() { return g_launches.load(std::memory_order_relaxed); }
 
-Status launch(Stream s, const char* name, std::vector<const void*> buffers, std::function<void()> body) {
+Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& body) {
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
   if (bad_fork()) return forked_error();

@@ -41,7 +41,7 @@ Status malloc(int device, size_t nbytes, void** ptr) {
   if (Status st = arena_take(a, nbytes, &base); st != Status::kSuccess) return st;
   const size_t reserved = (nbytes + page_size() - 1) / page_size() * page_size();
 
-  auto* alloc = new Allocation;
+  Allocation* alloc = new_allocation_record();
   alloc->base = base;
   alloc->size = nbytes;
   alloc->reserved = reserved;
@@ -52,7 +52,7 @@ Status malloc(int device, size_t nbytes, void** ptr) {
     std::lock_guard<std::mutex> prot(protection_mutex());
     if (!protect_new_allocation(alloc)) {
       const int err = errno;
-      delete alloc;
+      recycle_allocation_record(alloc);
       arena_release(a, base, reserved);
       return fail(Status::kOutOfMemory, "malloc: the host could not map " + std::to_string(reserved) +
                                             " bytes for " + dev_name(device) + ": " + std::strerror(err));
@@ -81,7 +81,7 @@ Status free(void* ptr) {
     auto it = a.allocs.find(key);
     if (it == a.allocs.end()) return not_base();
     // A kernel freeing a buffer it named would wait for itself forever.
-    if (const auto* mine = static_cast<const std::vector<Allocation*>*>(t_exec.task_allocs);
+    if (const auto* mine = static_cast<const AllocList*>(t_exec.task_allocs);
         mine && std::find(mine->begin(), mine->end(), it->second) != mine->end()) {
       return fail(Status::kInvalidValue, "free: kernel '" + std::string(t_exec.task_name) +
                                              "' cannot free an allocation named in its own launch");
@@ -97,13 +97,15 @@ Status free(void* ptr) {
     if (it == a.allocs.end()) return not_base();  // a concurrent free won
     alloc = it->second;
     a.allocs.erase(it);
+    a.generation.fetch_add(1, std::memory_order_seq_cst);  // invalidates cached lookups
   }
-  // Tasks on other devices' streams (peer copies) may still name it.
-  while (alloc->pending.load(std::memory_order_acquire) != 0) {
+  // Tasks on other devices' streams (peer copies), or a cached lookup
+  // backing out (find_allocation), may still hold a pending reference.
+  while (alloc->pending.load(std::memory_order_seq_cst) != 0) {
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   arena_release(a, alloc->base, alloc->reserved);
-  delete alloc;
+  recycle_allocation_record(alloc);
   return Status::kSuccess;
 }
 

@@ -12,8 +12,13 @@
 #include <vector>
 
 #include "runtime_internal.h"
+#include "small_vector.h"
 
 namespace torch_tpu::runtime::detail {
+
+struct Allocation;
+// The allocations a task names: inline up to 8, like the launch's buffers.
+using AllocList = SmallVector<Allocation*, 8>;
 
 // One live device allocation. Owned by its arena's `allocs` map until free.
 struct Allocation {
@@ -40,6 +45,9 @@ struct Arena {
   std::map<uintptr_t, size_t> free_by_addr;             // start -> length
   std::set<std::pair<size_t, uintptr_t>> free_by_size;  // (length, start)
   std::map<uintptr_t, Allocation*> allocs;              // base -> record
+  // Bumped (under mu) whenever a record leaves `allocs`: a host thread's
+  // cached lookup (find_allocation) is valid while it is unchanged.
+  std::atomic<uint64_t> generation{0};
 };
 
 // Arena bounds published for lock-free readers (fault handler, pointer
@@ -63,9 +71,17 @@ void arena_release(Arena& a, char* base, size_t reserved);
 
 // Finds the live allocation containing p (interior pointers allowed; the
 // page-rounded extent counts). With take_pending, also counts one pending
-// task reference (released by end_access / drop_pending).
+// task reference (released by end_access / drop_pending); that lookup is
+// what every launch does per buffer, so it first tries a per-thread cache
+// of recent results (no lock; see arena.cpp).
 Allocation* find_allocation(int device, const void* p, bool take_pending);
-void drop_pending(const std::vector<Allocation*>& allocs);
+
+// Allocation records are recycled, never deleted: a cached lookup may touch
+// a record's `pending` count just after the allocation was freed (it then
+// sees the arena's generation changed and undoes it).
+Allocation* new_allocation_record();
+void recycle_allocation_record(Allocation* a);
+void drop_pending(const AllocList& allocs);
 
 // Pinned host registry (host_memory.cpp): base/size of the block holding p.
 bool find_pinned(const void* p, char** base, size_t* size);
@@ -74,8 +90,8 @@ bool find_pinned(const void* p, char** base, size_t* size);
 // Strict mode. begin/end_access bracket a task that names `allocs`: the
 // first user makes an allocation accessible, the last one protects it again.
 // end_access also drops the pending references taken at enqueue.
-void begin_access(const std::vector<Allocation*>& allocs);
-void end_access(const std::vector<Allocation*>& allocs);
+void begin_access(const AllocList& allocs);
+void end_access(const AllocList& allocs);
 // Applies the protection a new allocation must start with (caller holds
 // protection_mutex()). Returns false if mprotect failed.
 bool protect_new_allocation(Allocation* a);

@@ -47,7 +47,7 @@ bool protect_new_allocation(Allocation* a) {
   return mprotect(a->base, a->reserved, PROT_READ | PROT_WRITE) == 0;
 }
 
-void begin_access(const std::vector<Allocation*>& allocs) {
+void begin_access(const AllocList& allocs) {
   if (allocs.empty()) return;
   std::lock_guard<std::mutex> lock(protection_mutex());
   const bool strict = g_strict.load(std::memory_order_relaxed);
@@ -56,7 +56,7 @@ void begin_access(const std::vector<Allocation*>& allocs) {
   }
 }
 
-void end_access(const std::vector<Allocation*>& allocs) {
+void end_access(const AllocList& allocs) {
   if (allocs.empty()) return;
   {
     std::lock_guard<std::mutex> lock(protection_mutex());

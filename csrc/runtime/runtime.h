@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "runtime/small_vector.h"
+#include "runtime/task_body.h"
+
 namespace torch_tpu::runtime {
 
 enum class Status : int {
@@ -187,8 +190,9 @@ Status memset_async(void* dst, int value, size_t n, Stream s);
 // Enqueues `body` on `s`. `buffers` lists device pointers (any address inside
 // an allocation) the body reads or writes; in strict mode exactly those
 // allocations are accessible while it runs. `name` appears in errors.
-Status launch(Stream s, const char* name, std::vector<const void*> buffers,
-              std::function<void()> body);
+// The device pointers of a launch: inline up to 8 (no allocation per launch).
+using BufferList = SmallVector<const void*, 8>;
+Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& body);
 // Kernels enqueued by launch() since the process started (all devices and
 // streams): how a test proves that a rejected call launched nothing.
 uint64_t launch_count();

@@ -86,7 +86,7 @@ struct ExecContext {
   bool in_chunk = false;         // inside a parallel_for chunk
   int slot = -1;                 // runtime thread registry slot
   const char* task_name = nullptr;
-  const void* task_allocs = nullptr;  // the running task's std::vector<Allocation*>
+  const void* task_allocs = nullptr;  // the running task's AllocList
 };
 inline thread_local ExecContext t_exec;
 

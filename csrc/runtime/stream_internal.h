@@ -21,9 +21,9 @@ namespace detail {
 // (pending references already taken); `name` appears in kernel errors.
 struct Task {
   uint64_t seq = 0;
-  std::function<void()> fn;
+  TaskBody fn;
   std::string name;
-  std::vector<Allocation*> allocs;
+  AllocList allocs;
 };
 
 }  // namespace detail

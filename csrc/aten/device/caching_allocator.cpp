@@ -114,7 +114,8 @@ class DeviceCache {
       throw_oom(size);
     }
     if (should_split(*block, rounded)) {
-      auto* rest = new Block(*block);
+      Block* rest = spare_block();
+      *rest = *block;
       rest->stream_uses.clear();
       rest->ptr = static_cast<char*>(block->ptr) + rounded;
       rest->size = block->size - rounded;
@@ -127,7 +128,6 @@ class DeviceCache {
     }
     block->allocated = true;
     block->requested = size;
-    allocated_.emplace(block->ptr, block);
     update(block->pool, [&](StatType t) {
       stats_.allocation[idx(t)].increase(1);
       stats_.allocated_bytes[idx(t)].increase(block->size);
@@ -141,7 +141,6 @@ class DeviceCache {
   void free(Block* block) {
     std::lock_guard<std::mutex> g(mu_);
     block->allocated = false;
-    allocated_.erase(block->ptr);
     update(block->pool, [&](StatType t) {
       stats_.allocation[idx(t)].decrease(1);
       stats_.allocated_bytes[idx(t)].decrease(block->size);
@@ -163,10 +162,17 @@ class DeviceCache {
     block->stream_uses.clear();
   }
 
+  // The allocated block starting at ptr: its segment's blocks are walked
+  // (raw_delete is rare; a map kept for it cost two heap operations per
+  // allocation).
   Block* find_allocated(void* ptr) {
     std::lock_guard<std::mutex> g(mu_);
-    auto it = allocated_.find(ptr);
-    return it == allocated_.end() ? nullptr : it->second;
+    auto it = segments_.upper_bound(reinterpret_cast<uintptr_t>(ptr));
+    if (it == segments_.begin()) return nullptr;
+    for (Block* b = std::prev(it)->second; b != nullptr; b = b->next) {
+      if (b->ptr == ptr) return b->allocated ? b : nullptr;
+    }
+    return nullptr;
   }
 
   void record_stream(Block* block, runtime::Stream stream) {
@@ -256,6 +262,18 @@ class DeviceCache {
     return block.pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
   }
 
+  Block* spare_block() {
+    if (spare_blocks_.empty()) return new Block();
+    Block* b = spare_blocks_.back();
+    spare_blocks_.pop_back();
+    return b;
+  }
+
+  void recycle_block(Block* b) {
+    *b = Block();
+    spare_blocks_.push_back(b);
+  }
+
   // The pool's free set changes only through these two, which keep the
   // inactive_split statistics exact.
   void pool_insert(Block* block) {
@@ -294,7 +312,7 @@ class DeviceCache {
     runtime::Status st = runtime::malloc(device_, bytes, &ptr);
     if (st == runtime::Status::kOutOfMemory) return nullptr;
     TPU_CHECK(st);
-    auto* block = new Block();
+    Block* block = spare_block();
     block->device = device_;
     block->stream = stream;
     block->size = bytes;
@@ -325,14 +343,14 @@ class DeviceCache {
       } else {
         segments_[reinterpret_cast<uintptr_t>(block->ptr)] = block;
       }
-      delete p;
+      recycle_block(p);
     }
     if (Block* n = block->next; n != nullptr && n->is_free()) {
       pool_erase(n);
       block->size += n->size;
       block->next = n->next;
       if (block->next) block->next->prev = block;
-      delete n;
+      recycle_block(n);
     }
     pool_insert(block);
   }
@@ -385,7 +403,7 @@ class DeviceCache {
           stats_.segment[idx(t)].decrease(1);
           stats_.reserved_bytes[idx(t)].decrease(block->size);
         });
-        delete block;
+        recycle_block(block);
       }
     }
   }
@@ -410,7 +428,7 @@ class DeviceCache {
   const c10::DeviceIndex device_;
   BlockPool small_{true};
   BlockPool large_{false};
-  std::unordered_map<void*, Block*> allocated_;
+  std::vector<Block*> spare_blocks_;  // recycled records: a split costs no malloc
   std::map<uintptr_t, Block*> segments_;  // segment base -> first block
   std::deque<std::pair<runtime::Event, Block*>> pending_;
   DeviceStats stats_;

@@ -117,7 +117,7 @@ struct SigmoidBackwardOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     static M round(M v) {
       if constexpr (std::is_same_v<C, Half>) {
         return half_bits_to_float(float_to_half_bits(v));
@@ -173,7 +173,7 @@ struct ThresholdOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M threshold, value;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : threshold(scalar_to<M>(args[0])), value(to_buffer<M>(scalar_to<C>(args[1]))) {}
     M operator()(M x, M other) const { return x <= threshold ? value : other; }
   };

@@ -63,7 +63,7 @@ struct AddOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M alpha;  // rounded to the compute dtype first, like alpha.to<scalar_t>()
-    explicit Fn(const std::vector<ScalarArg>& args) : alpha(to_buffer<M>(scalar_to<C>(args[0]))) {}
+    explicit Fn(const ScalarArgs& args) : alpha(to_buffer<M>(scalar_to<C>(args[0]))) {}
     M operator()(M a, M b) const { return add_scaled(a, b, alpha); }
   };
 };
@@ -81,7 +81,7 @@ struct SubOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M neg_alpha;
-    explicit Fn(const std::vector<ScalarArg>& args) : neg_alpha(to_buffer<M>(scalar_to<C>(negated(args[0])))) {}
+    explicit Fn(const ScalarArgs& args) : neg_alpha(to_buffer<M>(scalar_to<C>(negated(args[0])))) {}
     M operator()(M a, M b) const { return add_scaled(a, b, neg_alpha); }
   };
 };
@@ -98,7 +98,7 @@ struct MulOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (std::is_same_v<M, bool>) {
         return a & b;
@@ -126,7 +126,7 @@ struct DivOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (is_complex_v<M>) {
         return complex_div(a, b);

@@ -22,7 +22,7 @@ struct BitwiseOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (kKind == 0) {
         return static_cast<M>(a & b);
@@ -46,7 +46,7 @@ struct BitwiseNotOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (std::is_same_v<M, bool>) {
         return !a;
@@ -71,7 +71,7 @@ struct ShiftOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = C;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       using S = std::make_signed_t<M>;
       using U = std::make_unsigned_t<M>;
@@ -104,7 +104,7 @@ struct WhereOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = std::conditional_t<is_reduced_v<C>, C, opmath_t<C>>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M c, M a, M b) const {
       if constexpr (is_complex_v<M>) {
         const bool t = truthy(c);

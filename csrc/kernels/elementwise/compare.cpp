@@ -24,7 +24,7 @@ struct CompareOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     bool operator()(M a, M b) const {
       if constexpr (is_complex_v<M>) {
         const bool eq = (a.re == b.re) & (a.im == b.im);
@@ -63,7 +63,7 @@ struct LogicalOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     bool operator()(M a, M b) const {
       const bool x = truthy(a), y = truthy(b);
       if constexpr (kKind == 0) {
@@ -88,7 +88,7 @@ struct LogicalNotOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     bool operator()(M a) const { return !truthy(a); }
   };
 };

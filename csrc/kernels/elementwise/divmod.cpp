@@ -33,7 +33,7 @@ struct DivModOp : OpTraits {
   template <typename C, bool kRoundSteps>
   struct FnImpl {
     using M = opmath_t<C>;
-    explicit FnImpl(const std::vector<ScalarArg>&) {}
+    explicit FnImpl(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (!std::is_floating_point_v<M>) {
         if constexpr (kKind == 0) {

@@ -15,7 +15,7 @@
 
 namespace torch_tpu::kernels {
 
-ElementwiseOperand ElementwiseOperand::tensor(void* data, DType dtype, std::vector<int64_t> strides) {
+ElementwiseOperand ElementwiseOperand::tensor(void* data, DType dtype, Dims strides) {
   ElementwiseOperand o;
   o.data = data;
   o.dtype = dtype;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels/common/tensor_desc.h"
+#include "runtime/small_vector.h"
 
 namespace torch_tpu::kernels {
 
@@ -244,20 +245,28 @@ struct ScalarArg {
   static ScalarArg from_complex(double r, double i) { return {Kind::kComplex, 0, r, i}; }
 };
 
+// Descriptor vectors keep their usual sizes inline: the host builds one per
+// launch, and a heap allocation each was a fifth of a small op's host time.
+// The whole descriptor (~450 bytes for a binary op) fits runtime::TaskBody's
+// inline buffer. TensorIterator coalesces most shapes to 1-3 dims.
+using Dims = SmallVector<int64_t, 5>;
+
+using ScalarArgs = SmallVector<ScalarArg, 2>;
+
 struct ElementwiseOperand {
   // Device memory of element (0, ..., 0). Null for a by-value operand.
   void* data = nullptr;
   DType dtype = DType::kFloat32;
   // Bytes per dimension (one per shape dim); 0 = broadcast. Unused (may be
   // empty) for a by-value operand.
-  std::vector<int64_t> strides;
+  Dims strides;
   // A by-value operand: a scalar that lives on the host (a Python number, a
   // CPU 0-dim tensor) travels inside the descriptor, in its own dtype; it is
   // read like a device operand whose strides are all 0.
   bool by_value = false;
   alignas(16) unsigned char value[16] = {};
 
-  static ElementwiseOperand tensor(void* data, DType dtype, std::vector<int64_t> strides);
+  static ElementwiseOperand tensor(void* data, DType dtype, Dims strides);
   // `bytes` holds dtype_size(dtype) bytes.
   static ElementwiseOperand scalar(DType dtype, const void* bytes);
 };
@@ -265,13 +274,13 @@ struct ElementwiseOperand {
 struct ElementwiseDesc {
   // Iteration shape, fastest dimension FIRST (TensorIterator's order). May be
   // empty (one element).
-  std::vector<int64_t> shape;
+  Dims shape;
   // Outputs first, then inputs in the op's order. Outputs must not partially
   // overlap inputs (exact aliasing, in-place, is fine).
-  std::vector<ElementwiseOperand> operands;
+  SmallVector<ElementwiseOperand, 3> operands;
   int noutputs = 1;
   DType compute = DType::kFloat32;  // TensorIterator's common dtype
-  std::vector<ScalarArg> args;      // the op's scalar arguments, in order
+  ScalarArgs args;  // the op's scalar arguments, in order
 
   int64_t numel() const;
 };

@@ -8,7 +8,7 @@
 //     template <typename C> static constexpr bool supports = ...;
 //     template <typename C> struct Fn {                 // C: compute storage type
 //       using M = opmath_t<C>;                          // buffer type of the inputs
-//       explicit Fn(const std::vector<ScalarArg>& args);
+//       explicit Fn(const ScalarArgs& args);
 //       M operator()(M a, M b) const;                   // kInputs arguments
 //     };
 //     // optional: used instead of Fn for float16/bfloat16 when input 1 is
@@ -283,7 +283,7 @@ template <typename C, typename M, typename R>
 using result_storage_t = std::conditional_t<std::is_same_v<R, M>, C, Bool>;
 
 template <typename Op, typename C, typename Fn = typename Op::template Fn<C>>
-void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
+void run_typed(const Plan& p, const ScalarArgs& args) {
   constexpr int N = Op::kInputs;
   static_assert(!Op::kSwapInputs || N == 2, "kSwapInputs: two inputs");
   // The plan's operand of input k (operand 0 is the output).
@@ -391,7 +391,7 @@ void run_typed(const Plan& p, const std::vector<ScalarArg>& args) {
 
 // Runs Op with the compute type of the plan; throws if Op does not support it.
 template <typename Op>
-void run_op(const Plan& p, const std::vector<ScalarArg>& args) {
+void run_op(const Plan& p, const ScalarArgs& args) {
   visit_dtype(p.compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (Op::template supports<C>) {

@@ -26,7 +26,7 @@ struct MaxMinOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (std::is_same_v<M, bool>) {
         return kMax ? (a | b) : (a & b);
@@ -49,7 +49,7 @@ struct FMaxMinOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (std::is_same_v<M, bool>) {
         return kMax ? (a | b) : (a & b);
@@ -76,7 +76,7 @@ struct ClampOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M lo, M hi) const { return nan_minimum(nan_maximum(x, lo), hi); }
   };
 };
@@ -97,7 +97,7 @@ struct ClampScalarOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M lo, hi;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : lo(kKind == 2 ? M{} : to_buffer<M>(scalar_to<C>(args[0]))),
           hi(kKind == 0 ? to_buffer<M>(scalar_to<C>(args[1])) : kKind == 2 ? to_buffer<M>(scalar_to<C>(args[0])) : M{}) {}
     M operator()(M x) const {

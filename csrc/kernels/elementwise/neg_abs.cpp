@@ -28,7 +28,7 @@ struct NegOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = C;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_reduced_v<C>) {
         return C{static_cast<uint16_t>(a.bits ^ 0x8000u)};
@@ -54,7 +54,7 @@ struct AbsOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = C;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_reduced_v<C>) {
         return C{static_cast<uint16_t>(a.bits & 0x7FFFu)};
@@ -84,7 +84,7 @@ struct ConjOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = C;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_complex_v<C>) {
         return {a.re, -a.im};
@@ -107,7 +107,7 @@ struct SgnOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = C;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_complex_v<C>) {
         using T = decltype(a.re);

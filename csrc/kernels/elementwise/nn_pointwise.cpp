@@ -39,7 +39,7 @@ struct HardswishOp : FloatingOp<ElementwiseOp::kHardswish, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return x * relu6_of_x_plus_3(x) / M(6); }
   };
 };
@@ -50,7 +50,7 @@ struct HardswishBackwardOp : FloatingOp<ElementwiseOp::kHardswishBackward, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M g, M x) const {
       return x <= M(-3) ? M(0) : (x >= M(3) ? g : g * (x / M(3) + M(0.5)));
     }
@@ -62,7 +62,7 @@ struct HardsigmoidOp : FloatingOp<ElementwiseOp::kHardsigmoid, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return relu6_of_x_plus_3(x) / M(6); }
   };
 };
@@ -74,7 +74,7 @@ struct HardsigmoidBackwardOp : FloatingOp<ElementwiseOp::kHardsigmoidBackward, 2
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M g, M x) const { return (x > M(-3) && x < M(3)) ? g * M(1.0f / 6.0f) : M(0); }
   };
 };
@@ -86,7 +86,7 @@ struct HardshrinkOp : FloatingOp<ElementwiseOp::kHardshrink, 1, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M lambd;
-    explicit Fn(const std::vector<ScalarArg>& args) : lambd(as_compute<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : lambd(as_compute<C, M>(args[0])) {}
     M operator()(M x) const { return (x >= -lambd && x <= lambd) ? M(0) : x; }
   };
 };
@@ -99,7 +99,7 @@ struct RenormScaleOp : FloatingOp<ElementwiseOp::kRenormScale, 1, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M maxnorm;
-    explicit Fn(const std::vector<ScalarArg>& args) : maxnorm(as_compute<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : maxnorm(as_compute<C, M>(args[0])) {}
     M operator()(M norm) const { return norm > maxnorm ? maxnorm / (norm + M(1e-7)) : M(1); }
   };
 };
@@ -112,7 +112,7 @@ struct SoftshrinkOp : FloatingOp<ElementwiseOp::kSoftshrink, 1, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M lambd;
-    explicit Fn(const std::vector<ScalarArg>& args) : lambd(scalar_to<M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : lambd(scalar_to<M>(args[0])) {}
     M operator()(M x) const {
       return x > lambd ? x - lambd : (x < -lambd ? x + lambd : (x != x ? x : M(0)));
     }
@@ -127,7 +127,7 @@ struct ShrinkBackwardOp : FloatingOp<ElementwiseOp::kShrinkBackward, 2, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M lambd;
-    explicit Fn(const std::vector<ScalarArg>& args) : lambd(as_compute<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : lambd(as_compute<C, M>(args[0])) {}
     M operator()(M g, M x) const { return (x < -lambd || x > lambd) ? g : M(0); }
   };
 };
@@ -140,7 +140,7 @@ struct SoftplusOp : FloatingOp<ElementwiseOp::kSoftplus, 1, 2> {
   struct Fn {
     using M = opmath_t<C>;
     M beta, threshold;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : beta(scalar_to<M>(args[0])), threshold(scalar_to<M>(args[1])) {}
     // Both sides computed, then selected: a division under the condition
     // kept GCC from vectorizing the loop (3.6x CPU's time; now a select).
@@ -159,7 +159,7 @@ struct SoftplusBackwardOp : FloatingOp<ElementwiseOp::kSoftplusBackward, 2, 2> {
   struct Fn {
     using M = opmath_t<C>;
     M beta, threshold;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : beta(scalar_to<M>(args[0])), threshold(scalar_to<M>(args[1])) {}
     M operator()(M g, M x) const {
       const M xb = x * beta;
@@ -176,7 +176,7 @@ struct MseOp : FloatingOp<ElementwiseOp::kMse, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       const M d = round_to<C>(a - b);  // CPU's float16/bfloat16 loop rounds the difference
       return d * d;
@@ -192,7 +192,7 @@ struct MseBackwardOp : FloatingOp<ElementwiseOp::kMseBackward, 3, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M norm;
-    explicit Fn(const std::vector<ScalarArg>& args) : norm(as_compute<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : norm(as_compute<C, M>(args[0])) {}
     M operator()(M a, M b, M g) const { return norm * (a - b) * g; }
   };
 };
@@ -204,7 +204,7 @@ struct SmoothL1Op : FloatingOp<ElementwiseOp::kSmoothL1, 2, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M beta;
-    explicit Fn(const std::vector<ScalarArg>& args) : beta(as_compute<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : beta(as_compute<C, M>(args[0])) {}
     M operator()(M a, M b) const {
       const M z = std::abs(a - b);
       return z < beta ? M(0.5) * z * z / beta : z - M(0.5) * beta;
@@ -220,7 +220,7 @@ struct SmoothL1BackwardOp : FloatingOp<ElementwiseOp::kSmoothL1Backward, 3, 2> {
   struct Fn {
     using M = opmath_t<C>;
     M norm, beta;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : norm(as_compute<C, M>(args[0])), beta(as_compute<C, M>(args[1])) {}
     M operator()(M a, M b, M g) const {
       const M x = a - b;
@@ -236,7 +236,7 @@ struct HuberOp : FloatingOp<ElementwiseOp::kHuber, 2, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M delta;
-    explicit Fn(const std::vector<ScalarArg>& args) : delta(as_compute<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : delta(as_compute<C, M>(args[0])) {}
     M operator()(M a, M b) const {
       const M z = std::abs(a - b);
       return z < delta ? M(0.5) * z * z : delta * (z - M(0.5) * delta);
@@ -251,7 +251,7 @@ struct HuberBackwardOp : FloatingOp<ElementwiseOp::kHuberBackward, 3, 2> {
   struct Fn {
     using M = opmath_t<C>;
     M norm, delta;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : norm(as_compute<C, M>(args[0])), delta(as_compute<C, M>(args[1])) {}
     M operator()(M a, M b, M g) const {
       const M x = a - b;
@@ -266,7 +266,7 @@ struct XlogyOp : FloatingOp<ElementwiseOp::kXlogy, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M y) const {
       if (std::isnan(y)) return y;
       if (x == M(0)) return M(0);
@@ -284,7 +284,7 @@ struct EluOp : FloatingOp<ElementwiseOp::kElu, 1, 3> {
   struct Fn {
     using M = opmath_t<C>;
     M negcoef, poscoef, negiptcoef;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : negcoef(static_cast<M>(scalar_to<double>(args[0]) * scalar_to<double>(args[1]))),
           poscoef(scalar_to<M>(args[1])),
           negiptcoef(scalar_to<M>(args[2])) {}
@@ -302,7 +302,7 @@ struct EluBackwardOp : FloatingOp<ElementwiseOp::kEluBackward, 2, 4> {
     using M = opmath_t<C>;
     M negcoef, poscoef, negiptcoef, neg_times_ipt;
     bool is_result;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : negcoef(static_cast<M>(scalar_to<double>(args[0]) * scalar_to<double>(args[1]))),
           poscoef(scalar_to<M>(args[1])),
           negiptcoef(scalar_to<M>(args[2])),
@@ -327,7 +327,7 @@ struct LeakyReluOp : FloatingOp<ElementwiseOp::kLeakyRelu, 1, 1> {
   struct Fn {
     using M = opmath_t<C>;
     M slope;
-    explicit Fn(const std::vector<ScalarArg>& args) : slope(scalar_to<M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : slope(scalar_to<M>(args[0])) {}
     M operator()(M x) const { return x > M(0) ? x : x * slope; }
   };
 };
@@ -339,7 +339,7 @@ struct LeakyReluBackwardOp : FloatingOp<ElementwiseOp::kLeakyReluBackward, 2, 1>
   struct Fn {
     using M = opmath_t<C>;
     M slope;
-    explicit Fn(const std::vector<ScalarArg>& args) : slope(scalar_to<M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : slope(scalar_to<M>(args[0])) {}
     M operator()(M x, M g) const { return x > M(0) ? g : g * slope; }
   };
 };
@@ -352,7 +352,7 @@ struct HardtanhBackwardOp : FloatingOp<ElementwiseOp::kHardtanhBackward, 2, 2> {
   struct Fn {
     using M = opmath_t<C>;
     M lo, hi;
-    explicit Fn(const std::vector<ScalarArg>& args) : lo(scalar_to<M>(args[0])), hi(scalar_to<M>(args[1])) {}
+    explicit Fn(const ScalarArgs& args) : lo(scalar_to<M>(args[0])), hi(scalar_to<M>(args[1])) {}
     M operator()(M g, M x) const { return (x > lo && x < hi) ? g : M(0); }
   };
 };
@@ -363,7 +363,7 @@ struct MishOp : FloatingOp<ElementwiseOp::kMish, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return x * tanh_of(log1p_of(exp_of(x))); }
   };
 };
@@ -374,7 +374,7 @@ struct MishBackwardOp : FloatingOp<ElementwiseOp::kMishBackward, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M g, M x) const {
       const M sigmoid = M(1) / (M(1) + exp_of(-x));
       const M t = tanh_of(log1p_of(exp_of(x)));
@@ -389,7 +389,7 @@ struct GluOp : FloatingOp<ElementwiseOp::kGlu, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const { return a * (M(1) / (M(1) + exp_of(-b))); }
   };
 };
@@ -399,7 +399,7 @@ struct LogSigmoidOp : FloatingOp<ElementwiseOp::kLogSigmoid, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
       const M lo = x < M(0) ? x : (x != x ? x : M(0));
       return lo - log1p_of(exp_of(-std::abs(x)));
@@ -414,7 +414,7 @@ struct LogSigmoidBackwardOp : FloatingOp<ElementwiseOp::kLogSigmoidBackward, 2> 
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M g) const {
       const bool negative = x < M(0);
       const M z = exp_of(-std::abs(x));
@@ -429,7 +429,7 @@ struct PreluOp : FloatingOp<ElementwiseOp::kPrelu, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M w) const { return x > M(0) ? x : w * x; }
   };
 };
@@ -441,7 +441,7 @@ struct GluBackwardOp : FloatingOp<ElementwiseOp::kGluBackward, 3> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M s, M a, M g) const { return (M(1) - s) * s * a * g; }
   };
 };
@@ -454,7 +454,7 @@ struct PreluBackwardInputOp : FloatingOp<ElementwiseOp::kPreluBackwardInput, 3> 
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M w, M g) const { return x > M(0) ? g : w * g; }
   };
 };
@@ -464,7 +464,7 @@ struct PreluBackwardWeightOp : FloatingOp<ElementwiseOp::kPreluBackwardWeight, 3
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M w, M g) const { return x > M(0) ? M(0) : x * g; }
   };
 };
@@ -476,7 +476,7 @@ struct BinaryCrossEntropyOp : FloatingOp<ElementwiseOp::kBinaryCrossEntropy, 2> 
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M t) const {
       M log_1mx = round_to<C>(log1p_of(-x));
       M log_x = round_to<C>(log_of(x));
@@ -493,7 +493,7 @@ struct BinaryCrossEntropyBackwardOp : FloatingOp<ElementwiseOp::kBinaryCrossEntr
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     // CPU computes in the compute dtype, rounding every step (float16,
     // bfloat16): the 1e-12 floor even rounds to 0 in float16, so x = 0 or 1
     // gives 0 / 0 there, as on CPU.

@@ -39,12 +39,12 @@ struct OpEntry {
   const char* name;
   int inputs;
   int args;
-  void (*run)(const Plan&, const std::vector<ScalarArg>&);
+  void (*run)(const Plan&, const ScalarArgs&);
   bool (*supports)(DType);
 };
 
 template <typename Op>
-void run_op(const Plan& p, const std::vector<ScalarArg>& args);
+void run_op(const Plan& p, const ScalarArgs& args);
 template <typename Op>
 bool supports_op(DType t);
 

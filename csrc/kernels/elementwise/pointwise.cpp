@@ -57,7 +57,7 @@ struct LerpScalarOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M w;
-    explicit Fn(const std::vector<ScalarArg>& args) : w(scalar_in_opmath<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : w(scalar_in_opmath<C, M>(args[0])) {}
     M operator()(M a, M b) const { return lerp(a, b, w); }
   };
 };
@@ -72,7 +72,7 @@ struct LerpTensorOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b, M w) const { return lerp(a, b, w); }
   };
 };
@@ -90,7 +90,7 @@ struct AddcmulOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M v;
-    explicit Fn(const std::vector<ScalarArg>& args) : v(scalar_in_opmath<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : v(scalar_in_opmath<C, M>(args[0])) {}
     M operator()(M s, M t1, M t2) const {
       if constexpr (is_complex_v<M>) {
         const M p = complex_mul(complex_mul(v, t1), t2);
@@ -117,7 +117,7 @@ struct AddcdivOp : OpTraits {
   struct Fn {
     using M = opmath_t<C>;
     M v;
-    explicit Fn(const std::vector<ScalarArg>& args) : v(scalar_in_opmath<C, M>(args[0])) {}
+    explicit Fn(const ScalarArgs& args) : v(scalar_in_opmath<C, M>(args[0])) {}
     M operator()(M s, M t1, M t2) const {
       if constexpr (is_complex_v<M>) {
         const M q = complex_div(complex_mul(v, t1), t2);

@@ -27,7 +27,7 @@ struct PowOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (is_complex_v<M>) {
         return from_std(std::pow(to_std(a), to_std(b)));
@@ -74,7 +74,7 @@ struct PowScalarOp : OpTraits {
     Case c = kGeneral;
     M e{};
 
-    explicit Fn(const std::vector<ScalarArg>& args) {
+    explicit Fn(const ScalarArgs& args) {
       const ScalarArg& x = args[0];
       if constexpr (!std::is_same_v<C, Half> && (kIsFloating<C> || is_complex_v<C>)) {
         if (exponent_is(x, 0.5)) c = kSqrt;
@@ -147,7 +147,7 @@ struct Atan2HypotOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const { return kAtan2 ? std::atan2(a, b) : std::hypot(a, b); }
   };
 };

@@ -32,7 +32,7 @@ struct DoubleUnaryOp : FloatingOp<kO, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return static_cast<M>(F::template f<M>(static_cast<double>(x))); }
   };
 };
@@ -234,7 +234,7 @@ struct SpecialEntrOp : FloatingOp<ElementwiseOp::kSpecialEntr, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
       const M v = -x * round_to<C>(log_of(x));
       const M r = x == M(0) ? M(0) : (x > M(0) ? v : -std::numeric_limits<M>::infinity());
@@ -249,7 +249,7 @@ struct SpecialXlog1pyOp : FloatingOp<ElementwiseOp::kSpecialXlog1py, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M y) const {
       const M v = x * round_to<C>(log1p_of(y));
       return y != y ? y : (x == M(0) ? M(0) : v);
@@ -319,7 +319,7 @@ struct SpecialZetaOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M s, M q) const { return static_cast<M>(zeta_of<double>(s, q)); }
   };
 };
@@ -359,7 +359,7 @@ struct PolygammaOp : FloatingOp<ElementwiseOp::kPolygamma, 1, 1> {
     using M = opmath_t<C>;
     int64_t n;
     M factorial;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : n(args[0].i), factorial(std::exp(std::lgamma(M(n) + M(1)))) {}
     M operator()(M x) const {
       if (n == 0) return static_cast<M>(digamma_of(static_cast<double>(x)));

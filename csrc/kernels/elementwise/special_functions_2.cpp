@@ -41,7 +41,7 @@ struct NextafterOp : FloatingOp<ElementwiseOp::kNextafter, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if constexpr (is_reduced_v<C>) {
         // a and b are exact widenings of C values, so the round trip is exact.
@@ -93,7 +93,7 @@ struct GcdOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const { return gcd_of(a, b); }
   };
 };
@@ -109,7 +109,7 @@ struct LcmOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       const M g = gcd_of(a, b);
       if (g == 0) return M(0);
@@ -138,7 +138,7 @@ struct AngleOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M z) const {
       if constexpr (is_complex_v<M>) {
         return M{std::atan2(z.im, z.re), 0};
@@ -285,7 +285,7 @@ struct IncompleteGammaOp : FloatingOp<kO, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M x) const { return static_cast<M>(F(a, x)); }
   };
 };
@@ -308,7 +308,7 @@ struct FrexpMantissaOp : FloatingOp<ElementwiseOp::kFrexpMantissa, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
       int e;
       return std::frexp(x, &e);
@@ -323,7 +323,7 @@ struct FrexpExponentOp : FloatingOp<ElementwiseOp::kFrexpExponent, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
       int e = 0;
       (void)std::frexp(x, &e);

@@ -23,7 +23,7 @@ struct LogaddexpOp : FloatingOp<ElementwiseOp::kLogaddexp, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if (std::isinf(a) && a == b) return a;
       const M m = a > b ? a : (a != a ? a : b);
@@ -38,7 +38,7 @@ struct Logaddexp2Op : FloatingOp<ElementwiseOp::kLogaddexp2, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
       if (std::isinf(a) && a == b) return a;
       const M m = a > b ? a : (a != a ? a : b);
@@ -53,7 +53,7 @@ struct CopysignOp : FloatingOp<ElementwiseOp::kCopysign, 2> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const { return std::copysign(a, b); }
   };
 };
@@ -68,7 +68,7 @@ struct HeavisideOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M values) const { return x == M(0) ? values : static_cast<M>(x > M(0)); }
   };
 };
@@ -79,7 +79,7 @@ struct SincOp : FloatingOp<ElementwiseOp::kSinc, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
       if (x == M(0)) return M(1);
       const M product = std::numbers::pi_v<M> * x;
@@ -93,7 +93,7 @@ struct LgammaOp : FloatingOp<ElementwiseOp::kLgamma, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return std::lgamma(x); }
   };
 };
@@ -103,7 +103,7 @@ struct ErfcOp : FloatingOp<ElementwiseOp::kErfc, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return std::erfc(x); }
   };
 };
@@ -113,7 +113,7 @@ struct DigammaOp : FloatingOp<ElementwiseOp::kDigamma, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     // float too is computed in double and rounded once: CPU's float digamma
     // agrees with its double one to an ulp, near the poles included.
     M operator()(M x) const { return static_cast<M>(digamma_of(static_cast<double>(x))); }
@@ -158,7 +158,7 @@ struct ErfinvOp : FloatingOp<ElementwiseOp::kErfinv, 1> {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return erfinv_of(x); }
   };
 };
@@ -172,7 +172,7 @@ struct LogitOp : FloatingOp<ElementwiseOp::kLogit, 1, 1> {
     using M = opmath_t<C>;
     M lo, hi;
     bool clamp;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : lo(scalar_to<M>(args[0])), hi(M(1) - lo), clamp(lo >= M(0)) {}
     M operator()(M x) const {
       if (clamp) x = x < lo ? lo : (x > hi ? hi : x);
@@ -191,7 +191,7 @@ struct LogitBackwardOp : FloatingOp<ElementwiseOp::kLogitBackward, 2, 1> {
     using M = opmath_t<C>;
     M lo, hi;
     bool clamp;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : lo(scalar_to<M>(args[0])), hi(M(1) - lo), clamp(lo >= M(0)) {}
     M operator()(M g, M x) const {
       if (clamp) return (x >= lo && x <= hi) ? g / (x * (M(1) - x)) : M(0);  // NaN: 0
@@ -211,7 +211,7 @@ struct SignbitOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     bool operator()(M x) const {
       if constexpr (std::is_floating_point_v<M>) {
         return std::signbit(x);
@@ -232,7 +232,7 @@ struct NanToNumOp : FloatingOp<ElementwiseOp::kNanToNum, 1, 3> {
   struct Fn {
     using M = opmath_t<C>;
     M nan, posinf, neginf;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : nan(scalar_to<M>(args[0])), posinf(scalar_to<M>(args[1])), neginf(scalar_to<M>(args[2])) {}
     M operator()(M x) const {
       if (x != x) return nan;

@@ -184,7 +184,7 @@ struct PolynomialOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x, M n) const { return F::f(x, n); }
   };
 };
@@ -251,7 +251,7 @@ struct SpecialSphericalBesselJ0Op : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
       if (std::isinf(x)) return M(0);
       if (std::abs(x) < M(0.5)) {

@@ -37,7 +37,7 @@ struct FloatUnaryOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     __attribute__((always_inline)) M operator()(M a) const { return Impl::f(a); }
   };
 };
@@ -54,7 +54,7 @@ struct FloatBinaryOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     __attribute__((always_inline)) M operator()(M a, M b) const { return Impl::f(a, b); }
   };
 };

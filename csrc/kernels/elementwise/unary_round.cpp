@@ -30,7 +30,7 @@ struct SignOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (std::is_same_v<M, bool>) {
         return a;
@@ -75,7 +75,7 @@ struct RoundDecimalsOp : OpTraits {
     using M = opmath_t<C>;
     M pow10;
     bool neg;
-    explicit Fn(const std::vector<ScalarArg>& args)
+    explicit Fn(const ScalarArgs& args)
         : pow10(static_cast<M>(std::pow(10.0, static_cast<double>(args[0].i < 0 ? -args[0].i : args[0].i)))),
           neg(args[0].i < 0) {}
     M operator()(M a) const { return neg ? std::rint(a / pow10) * pow10 : std::rint(a * pow10) / pow10; }
@@ -95,7 +95,7 @@ struct ClassifyOp : OpTraits {
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
+    explicit Fn(const ScalarArgs&) {}
     bool operator()(M a) const {
       if constexpr (!std::is_floating_point_v<M>) {
         return false;

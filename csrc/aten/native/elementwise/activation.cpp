@@ -19,7 +19,7 @@ using kernels::ElementwiseOp;
 namespace {
 
 // The activations compute in the iterator's common dtype.
-void run(at::TensorIteratorBase& iter, ElementwiseOp op, const char* name, std::vector<kernels::ScalarArg> args = {}) {
+void run(at::TensorIteratorBase& iter, ElementwiseOp op, const char* name, kernels::ScalarArgs args = {}) {
   run_elementwise(iter, op, iter.common_dtype(), name, std::move(args));
 }
 

@@ -16,7 +16,7 @@ void nan_to_num_kernel(at::TensorIteratorBase& iter, std::optional<double> nan, 
                        std::optional<double> neginf) {
   const at::ScalarType compute = iter.common_dtype();
   check_elementwise_dtype(kernels::ElementwiseOp::kNanToNum, compute, "nan_to_num_stub");
-  std::vector<kernels::ScalarArg> args;
+  kernels::ScalarArgs args;
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, compute, "nan_to_num_tpu", [&] {
     const auto value = [](double v) { return kernels::ScalarArg::from_double(static_cast<double>(static_cast<scalar_t>(v))); };
     args = {value(nan.value_or(0.0)),
