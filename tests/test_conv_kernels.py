@@ -1,6 +1,6 @@
 """convolution and convolution_backward on tpu against CPU eager: 1d/2d/3d,
 stride, padding, dilation, groups, transposed with output_padding, bias or
-none, every floating dtype, empty batches, non-contiguous and channels-last
+none, every floating dtype and int64 (forward, exact), empty batches, non-contiguous and channels-last
 inputs, each output_mask, and the errors ATen raises for bad arguments.
 The generated OpInfo tests cover convolution's forward samples; this file
 covers its backward, which autograd reaches through convolution_backward."""
@@ -162,9 +162,49 @@ def test_bad_arguments_raise_like_cpu(wdtype, call, match):
     assert torch_tpu.stats()["launches"] == before  # rejected before anything ran
 
 
-def test_wrong_device_and_integer_dtype_are_rejected():
+def test_wrong_device_and_unsupported_dtypes_are_rejected():
     x, w = rand((1, 2, 4, 4)), rand((3, 2, 3, 3), seed=1)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.convolution(x.to("tpu"), w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+    with pytest.raises(NotImplementedError):  # CPU has int32; no OpInfo asks for it
+        F.conv2d(x.to(torch.int32).to("tpu"), w.to(torch.int32).to("tpu"))
+    # Complex: aten::convolution itself has no complex kernel on CPU either;
+    # F.conv2d splits complex input into real convolutions first (ATen's
+    # complex_convolution), on tpu as on CPU.
+    xc, wc = torch.complex(x, x.flip(-1)), torch.complex(w, -w)
+    args = (None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
     with pytest.raises(NotImplementedError):
-        F.conv2d(x.long().to("tpu"), w.long().to("tpu"))
+        torch.convolution(xc, wc, *args)
+    with pytest.raises(NotImplementedError):
+        torch.convolution(xc.to("tpu"), wc.to("tpu"), *args)
+    with torch_tpu.no_fallback():
+        torch.testing.assert_close(F.conv2d(xc.to("tpu"), wc.to("tpu")).cpu(), F.conv2d(xc, wc))
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("case", CASES, ids=[str(i) for i in range(len(CASES))])
+def test_int64_forward_matches_cpu_exactly(case, bias):
+    # CPU's slow int64 path (im2col + integer GEMM): exact, wrapping modulo 2^64.
+    shape, wshape = case[0], case[1]
+    out_channels = wshape[1] * case[5] if case[6] else wshape[0]
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(-50, 50, shape, generator=g)
+    w = torch.randint(-50, 50, wshape, generator=g)
+    b = torch.randint(-1000, 1000, (out_channels,), generator=g) if bias else None
+    args = conv_args(case)
+    expected = torch.convolution(x, w, b, *args)
+    with torch_tpu.no_fallback():
+        actual = torch.convolution(x.to("tpu"), w.to("tpu"), None if b is None else b.to("tpu"), *args)
+    assert actual.dtype == torch.int64 and torch.equal(actual.cpu(), expected)
+
+
+def test_int64_wraps_like_cpu():
+    x = torch.full((1, 1, 3, 3), 2**62)
+    w = torch.full((1, 1, 2, 2), 3)
+    b = torch.tensor([2**62])
+    for transposed in (False, True):
+        args = ([1, 1], [0, 0], [1, 1], transposed, [0, 0], 1)
+        expected = torch.convolution(x, w, b, *args)
+        with torch_tpu.no_fallback():
+            actual = torch.convolution(x.to("tpu"), w.to("tpu"), b.to("tpu"), *args)
+        assert torch.equal(actual.cpu(), expected)

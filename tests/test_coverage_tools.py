@@ -357,17 +357,21 @@ def test_wrap_keeps_lines_short_and_starts_no_block():
 def test_dtype_gaps_list_declared_dtypes_cpu_has_beyond():
     """The "Dtypes CPU has and tpu rejects" section: an entry declaring
     fewer dtypes than its OpInfos' CPU dtypes is listed with the missing
-    ones; an entry declaring none (any dtype) is not."""
+    ones and the entry's notes; an entry declaring none (any dtype) or all
+    of CPU's is not."""
     from types import SimpleNamespace
 
     from codegen.report import sections
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     entries = [e for e in manifest.load(os.path.join(root, "ops.yaml"))
-               if e.op in ("logaddexp", "abs", "grid_sampler_2d")]
+               if e.op in ("mm", "norm.out", "abs", "logaddexp")]
     plans = document.test_plans(entries)
     gaps = {op: missing for op, _, missing in sections.dtype_gaps(SimpleNamespace(plans=plans))}
-    assert gaps["logaddexp"] == ["complex64", "complex128"]
-    assert "abs" not in gaps and "grid_sampler_2d" not in gaps  # any dtype; all of CPU's
+    assert gaps["mm"] == ["complex64", "complex128"]
+    assert "abs" not in gaps and "logaddexp" not in gaps  # any dtype; all of CPU's
     text = sections.dtype_gap_section(SimpleNamespace(plans=plans))
-    assert "| `logaddexp` | float16, bfloat16, float32, float64 | complex64, complex128 |" in text
+    assert ("| `mm` | uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 | "
+            "complex64, complex128 | — |") in text
+    norm = next(line for line in text.splitlines() if line.startswith("| `norm.out` |"))
+    assert norm.endswith(f"| {plans['norm.out'].entry.notes} |")

@@ -1,8 +1,8 @@
 """col2im (F.fold) on tpu against CPU eager: batched and unbatched input,
 kernel/stride/padding/dilation combinations with overlapping windows, every
-floating dtype (CPU adds float16/bfloat16 windows in their own precision,
-tpu in float: a looser bound there), fold's backward (im2col), and ATen's
-shape errors."""
+floating and complex dtype (CPU adds float16/bfloat16 windows in their own
+precision, tpu in float: a looser bound there; complex part by part), fold's
+backward (im2col), and ATen's shape errors."""
 
 import pytest
 import torch
@@ -18,7 +18,12 @@ CASES = [  # (input shape, output_size, kwargs)
     ((2, 2 * 4, 9), (6, 6), dict(kernel_size=2, stride=2)),
 ]
 TOL = {torch.float16: dict(atol=1e-2, rtol=1e-2), torch.bfloat16: dict(atol=5e-2, rtol=2e-2),
-       torch.float32: {}, torch.float64: {}}
+       torch.float32: {}, torch.float64: {}, torch.complex64: {}, torch.complex128: {}}
+
+
+def randn(shape, g, dtype):
+    wide = torch.complex128 if dtype.is_complex else torch.float64
+    return torch.randn(shape, generator=g, dtype=wide).to(dtype)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -26,7 +31,7 @@ TOL = {torch.float16: dict(atol=1e-2, rtol=1e-2), torch.bfloat16: dict(atol=5e-2
 def test_fold_matches_cpu(case, dtype):
     shape, size, kw = case
     g = torch.Generator().manual_seed(0)
-    x = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+    x = randn(shape, g, dtype)
     xc, xt = x.clone().requires_grad_(), x.to("tpu").requires_grad_()
     expected = F.fold(xc, size, **kw)
     with torch_tpu.no_fallback():
@@ -34,7 +39,7 @@ def test_fold_matches_cpu(case, dtype):
     assert actual.shape == expected.shape and actual.stride() == expected.stride()
     torch.testing.assert_close(actual.detach().cpu(), expected.detach(), **TOL[dtype])
     # fold's backward is unfold (im2col): a gather, exact.
-    grad = torch.randn(expected.shape, generator=g, dtype=torch.float64).to(dtype)
+    grad = randn(expected.shape, g, dtype)
     (gc,) = torch.autograd.grad(expected, xc, grad)
     with torch_tpu.no_fallback():
         (gt,) = torch.autograd.grad(actual, xt, grad.to("tpu"))

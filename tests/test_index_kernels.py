@@ -390,6 +390,20 @@ def test_linspace(dtype, steps):
     torch.testing.assert_close(actual.cpu(), expected)
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("steps", [0, 1, 2, 7, 100])
+def test_linspace_complex(dtype, steps):
+    # c10::complex arithmetic with a real step count: each part is a real linspace.
+    for start, end in [(-3 + 2j, 5.5 - 1j), (1.0, 4j), (0.25, -7.5)]:
+        expected = torch.linspace(start, end, steps, dtype=dtype)
+        with torch_tpu.no_fallback():
+            actual = torch.linspace(start, end, steps, dtype=dtype, device=DEV)
+            out = torch.empty(2 * steps, dtype=dtype, device=DEV)[::2]
+            torch.linspace(start, end, steps, out=out)
+        torch.testing.assert_close(actual.cpu(), expected)
+        torch.testing.assert_close(out.cpu(), expected)
+
+
 def test_factories_over_fill():
     with torch_tpu.no_fallback():
         same(torch.zeros(3, 4, device=DEV), torch.zeros(3, 4))

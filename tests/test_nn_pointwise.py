@@ -4,7 +4,9 @@ CPU. The backwards are called directly: no OpInfo calls them, and the
 forwards' generated gradient checks reach them only with the default
 scalars and smooth samples. These inputs hit each branch's
 boundary (x = +-3, +-lambd, +-beta, +-delta), zeros, NaN and infinities,
-in every floating dtype, with non-default scalars and every reduction."""
+in every floating dtype, with non-default scalars and every reduction.
+Complex sinc and logaddexp: CPU's scalar formulas with glibc's complex
+functions, so the bits agree, special values included."""
 
 import pytest
 import torch
@@ -165,3 +167,32 @@ def test_signbit_and_nan_to_num_of_integers_match_cpu(dtype):
     _check(torch.signbit, x)
     _check(torch.nan_to_num, x)
 
+
+
+COMPLEX_PARTS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e-20, 30.0, -30.0, 100.0, -800.0, 1e30,
+                 float("inf"), -float("inf"), float("nan")]
+
+
+def _complex_inputs(dtype, n=4001, seed=0):
+    """Every pair of COMPLEX_PARTS, then random values at two scales."""
+    g = torch.Generator().manual_seed(seed)
+    grid = torch.tensor([complex(a, b) for a in COMPLEX_PARTS for b in COMPLEX_PARTS], dtype=torch.complex128)
+    r = torch.randn(n, generator=g, dtype=torch.complex128)
+    return torch.cat([grid, r, r * 20]).to(dtype)
+
+
+def _same_bits(actual, expected):
+    a, e = torch.view_as_real(actual.cpu()), torch.view_as_real(expected)
+    torch.testing.assert_close(a, e, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_sinc_and_logaddexp_match_cpu_exactly(dtype):
+    x = _complex_inputs(dtype)
+    y = _complex_inputs(dtype, seed=1).flip(0)
+    xt, yt = x.to("tpu"), y.to("tpu")
+    _same_bits(torch.sinc(xt), torch.sinc(x))
+    _same_bits(torch.logaddexp(xt, yt), torch.logaddexp(x, y))
+    _same_bits(torch.logaddexp(xt, xt), torch.logaddexp(x, x))  # equal infinities, NaNs
+    # the real operand promoted to complex, non-contiguous operands
+    _same_bits(torch.logaddexp(xt[::3], yt.real[::3]), torch.logaddexp(x[::3], y.real[::3]))

@@ -3,7 +3,9 @@ ceil_mode, padding, NaN), avg_pool2d (count_include_pad, divisor_override,
 ceil_mode), adaptive_avg_pool2d and adaptive_max_pool1d/2d/3d (sizes that
 do and do not divide), their
 backwards through autograd, every floating dtype, batched and unbatched,
-channels-last input, and ATen's argument errors."""
+channels-last input, and ATen's argument errors. Integer pooling (forward
+only): max pooling in uint8..int64, average pooling in int64 (truncating
+division), exactly CPU's values and indices."""
 
 import pytest
 import torch
@@ -169,3 +171,79 @@ def test_pool3d_channels_last_and_errors():
             call(x)
         with pytest.raises(RuntimeError, match=match):
             call(x.to("tpu"))
+
+
+# ---- integers (forward only: no gradient) --------------------------------------
+
+INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+
+
+def rand_int(shape, dtype, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    info = torch.iinfo(dtype)
+    lo, hi = max(info.min, -1000), min(info.max, 1000)
+    return torch.randint(lo, hi + 1, shape, generator=g, dtype=torch.int64).to(dtype)
+
+
+def check_exact(fn, x, layout=None):
+    xt = x.to("tpu")
+    if layout is not None:
+        xt = xt.contiguous(memory_format=layout)
+    expected = fn(x)
+    with torch_tpu.no_fallback():
+        actual = fn(xt)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    actual = actual if isinstance(actual, tuple) else (actual,)
+    for a, e in zip(actual, expected):
+        assert a.dtype == e.dtype and a.shape == e.shape
+        assert torch.equal(a.cpu(), e)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+@pytest.mark.parametrize("kw", MAX_CASES, ids=str)
+def test_max_pool2d_integers(kw, dtype):
+    check_exact(lambda x: F.max_pool2d(x, return_indices=True, **kw), rand_int((2, 3, 9, 8), dtype))
+    check_exact(lambda x: F.max_pool2d(x, return_indices=True, **kw), rand_int((3, 7, 7), dtype))
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+def test_max_pool_integer_extremes_and_channels_last(dtype):
+    # Windows holding only the type's lowest value (first index wins), ties.
+    info = torch.iinfo(dtype)
+    x = torch.full((1, 2, 4, 4), info.min, dtype=dtype)
+    x[0, 1, 1:3, 1:3] = info.max
+    check_exact(lambda t: F.max_pool2d(t, 2, 1, return_indices=True), x)
+    check_exact(lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True), rand_int((2, 4, 6, 5), dtype),
+                layout=torch.channels_last)
+    check_exact(lambda t: F.max_pool3d(t, 2, 1, return_indices=True), x.unsqueeze(2).expand(1, 2, 3, 4, 4))
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(2, 3, 2), stride=(1, 2, 1), dilation=(2, 1, 1), ceil_mode=True)],
+                         ids=str)
+def test_max_pool3d_integers(kw, dtype):
+    check_exact(lambda x: F.max_pool3d(x, return_indices=True, **kw), rand_int((2, 3, 6, 7, 5), dtype))
+
+
+@pytest.mark.parametrize("kw", AVG_CASES + [dict(kernel_size=2, divisor_override=-3)], ids=str)
+def test_avg_pool2d_int64(kw):
+    # Negative sums: the quotient truncates toward zero, as CPU's int64 division.
+    check_exact(lambda x: F.avg_pool2d(x, **kw), rand_int((2, 3, 9, 8), torch.int64))
+    check_exact(lambda x: F.avg_pool2d(x, **kw), rand_int((3, 7, 7), torch.int64))
+    check_exact(lambda x: F.avg_pool2d(x, **kw), rand_int((2, 3, 9, 8), torch.int64), layout=torch.channels_last)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+                                dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(2, 3, 2), ceil_mode=True, divisor_override=3)], ids=str)
+def test_avg_pool3d_int64(kw):
+    check_exact(lambda x: F.avg_pool3d(x, **kw), rand_int((2, 3, 6, 7, 5), torch.int64))
+    check_exact(lambda x: F.avg_pool3d(x, **kw), rand_int((2, 3, 6, 7, 5), torch.int64),
+                layout=torch.channels_last_3d)
+
+
+def test_integer_pooling_cpu_lacks_stays_rejected():
+    # CPU averages no other integer dtype: tpu raises NotImplementedError.
+    with pytest.raises(NotImplementedError):
+        F.avg_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int32, device="tpu"), 2)

@@ -285,6 +285,18 @@ def test_complex_backward_formulas_match_cpu(dtype):
         torch.testing.assert_close(actual, expected, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_silu_and_backward_match_cpu(dtype):
+    # CPU's vectorized x / (1 + exp(-x)) and dy s (1 + x (1 - s)) (no
+    # conjugate); exp's and the division's last bit differ for a few values.
+    x = complex_values(dtype, n=4001)
+    g = x.flip(0)
+    check(F.silu, x)
+    check(torch.ops.aten.silu_backward, g, x)
+    check(lambda d, t: torch.ops.aten.silu_backward(d, t, grad_input=torch.empty(
+        2 * d.numel(), dtype=d.dtype, device=d.device)[::2]), g, x)
+
+
 def test_complex_erf_is_rejected():
     # CPU has no complex erf either (NotImplementedError); tpu refuses it before running.
     z = torch.ones(3, dtype=torch.complex64, device="tpu")

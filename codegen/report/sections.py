@@ -255,12 +255,15 @@ def dtype_gap_section(f: Facts) -> str:
                   "calling the op (softmax's dtype=, the FFTs' real input) lists dtypes the op "
                   "itself never sees. The rest raise NotImplementedError on tpu, naming the op "
                   "and dtype: each is a kernel to write (complex GEMM: the issue \"Linear "
-                  "algebra, FFT and the matrix unit\"), or a reason to give in the entry's notes."),
+                  "algebra, FFT and the matrix unit\"), or a reason to give in the entry's notes "
+                  "(shown here)."),
              "", f"{count(len(gaps), 'entry', 'entries')}, "
              f"{sum(len(g[2]) for g in gaps)} (entry, dtype) pairs.", ""]
     if gaps:
-        lines += header("op", "declared", "CPU also supports")
-        lines += [row(f"`{op}`", ", ".join(declared), ", ".join(missing)) for op, declared, missing in gaps]
+        notes = {op: p.entry.notes for op, p in (f.plans or {}).items()}
+        lines += header("op", "declared", "CPU also supports", "notes")
+        lines += [row(f"`{op}`", ", ".join(declared), ", ".join(missing), notes.get(op) or "—")
+                  for op, declared, missing in gaps]
     return "\n".join(lines + [""])
 
 

@@ -2,7 +2,8 @@
 // approximation), silu, the backward of sigmoid/tanh/gelu/silu, threshold
 // (kernels/elementwise/ops.h). Formulas as CPU's kernels (ATen's Activation and
 // BinaryOps CPU kernels), float16/bfloat16 in float, rounded once; float uses
-// the vectorizing erf/tanh/exp of vec_math.h.
+// the vectorizing erf/tanh/exp of vec_math.h. silu and its backward also take
+// complex64/complex128, as CPU.
 #include "kernels/common/fp_contract.h"  // first, see there
 // GCC 12's own avx512 half conversions, inlined: see kernels/elementwise/arith.cpp.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -10,6 +11,7 @@
 
 #include <cmath>
 
+#include "kernels/elementwise/complex_math.h"
 #include "kernels/elementwise/math.h"
 #include "kernels/elementwise/unary.h"
 #include "kernels/common/isa.h"
@@ -82,24 +84,40 @@ struct GeluTanhBackwardImpl {
   }
 };
 
-// x / (1 + e^-x).
+// x / (1 + e^-x). Complex: CPU's vectorized formula, x / (1 + exp(0 - x))
+// with glibc's cexp and c10's division.
 struct SiluImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kSilu;
   static constexpr const char* kName = "silu";
+  static constexpr bool kComplex = true;
   template <typename T>
   __attribute__((always_inline)) static T f(T x) {
     return x / (T(1) + exp_of(-x));
   }
+  template <typename T>
+  static Complex<T> f(Complex<T> x) {
+    const Complex<T> e = cx::exp(Complex<T>{T(0) - x.re, T(0) - x.im});
+    return complex_div(x, Complex<T>{T(1) + e.re, T(0) + e.im});
+  }
 };
 
-// grad s (1 + x (1 - s)), s = sigmoid(x).
+// grad s (1 + x (1 - s)), s = sigmoid(x). Complex: the same products (no
+// conjugate, as CPU's silu_backward), unfused as Vectorized<complex>'s.
 struct SiluBackwardImpl {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kSiluBackward;
   static constexpr const char* kName = "silu_backward";
+  static constexpr bool kComplex = true;
   template <typename T>
   __attribute__((always_inline)) static T f(T dy, T x) {
     const T s = T(1) / (T(1) + exp_of(-x));
     return dy * s * (T(1) + x * (T(1) - s));
+  }
+  template <typename T>
+  static Complex<T> f(Complex<T> dy, Complex<T> x) {
+    const Complex<T> e = cx::exp(Complex<T>{T(0) - x.re, T(0) - x.im});
+    const Complex<T> s = complex_div(Complex<T>{T(1), T(0)}, Complex<T>{T(1) + e.re, T(0) + e.im});
+    const Complex<T> p = complex_mul(x, Complex<T>{T(1) - s.re, T(0) - s.im});
+    return complex_mul(complex_mul(dy, s), Complex<T>{T(1) + p.re, T(0) + p.im});
   }
 };
 

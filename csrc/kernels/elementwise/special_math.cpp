@@ -1,7 +1,8 @@
 // Elementwise special functions and sign/step ops: logaddexp, logaddexp2,
 // copysign, heaviside, sinc, lgamma, erfc, digamma, erfinv, logit (+ backward), as CPU's kernels in
 // ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp. Floating ops
-// compute in opmath (float for float16/bfloat16, rounded once); lgamma and
+// compute in opmath (float for float16/bfloat16, rounded once); logaddexp and
+// sinc also take complex64/complex128 (CPU's scalar formulas); lgamma and
 // erfc call libm as CPU's scalar loops do, the rest use vec_math.h's
 // vectorizing float functions (a few ulp from CPU's SLEEF).
 #include "kernels/common/fp_contract.h"  // first, see there
@@ -11,23 +12,58 @@
 #include <numbers>
 
 #include "kernels/elementwise/binary_math.h"
+#include "kernels/elementwise/complex_math.h"
 #include "kernels/elementwise/float_math.h"
 
 namespace torch_tpu::kernels::ew {
 namespace {
 
+// CPU's complex logaddexp (ATen's _log_add_exp_helper): the operand with the
+// smaller real part is `lo` (a NaN operand, y's first, is both); NaN if lo
+// has a NaN part; equal infinite real parts give lo (-inf) or
+// log(e^lo + e^hi) (+inf); else hi + log1p(e^(lo - hi)), with glibc's
+// cexp/clog and c10's complex log1p (complex_math.h).
+template <typename T>
+Complex<T> complex_logaddexp(Complex<T> x, Complex<T> y) {
+  auto nan = [](Complex<T> z) { return z.re != z.re || z.im != z.im; };
+  Complex<T> lo = y, hi = y;
+  if (!nan(y)) {
+    if (nan(x)) {
+      lo = hi = x;
+    } else if (x.re < y.re) {
+      lo = x;
+    } else {
+      hi = x;
+    }
+  }
+  if (nan(lo)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
+  if (!std::isfinite(lo.re) && lo.re == hi.re) {
+    if (lo.re < T(0)) return lo;
+    const Complex<T> a = cx::exp(lo), b = cx::exp(hi);
+    return cx::log(Complex<T>{a.re + b.re, a.im + b.im});
+  }
+  const Complex<T> l = cx::log1p(cx::exp(Complex<T>{lo.re - hi.re, lo.im - hi.im}));
+  return {l.re + hi.re, l.im + hi.im};
+}
+
 // log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities give themselves
-// (their difference would be NaN).
+// (their difference would be NaN). Complex: complex_logaddexp below.
 struct LogaddexpOp : FloatingOp<ElementwiseOp::kLogaddexp, 2> {
   static constexpr const char* kName = "logaddexp";
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C> || is_complex_v<C>;
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
     explicit Fn(const ScalarArgs&) {}
     M operator()(M a, M b) const {
-      if (std::isinf(a) && a == b) return a;
-      const M m = a > b ? a : (a != a ? a : b);
-      return m + log1p_of(exp_of(-std::abs(a - b)));
+      if constexpr (is_complex_v<M>) {
+        return complex_logaddexp(a, b);
+      } else {
+        if (std::isinf(a) && a == b) return a;
+        const M m = a > b ? a : (a != a ? a : b);
+        return m + log1p_of(exp_of(-std::abs(a - b)));
+      }
     }
   };
 };
@@ -73,17 +109,28 @@ struct HeavisideOp : OpTraits {
   };
 };
 
-// sin(pi x) / (pi x), 1 at 0.
+// sin(pi x) / (pi x), 1 at 0. Complex as CPU's scalar loop: c10's product
+// (pi, 0) * x, glibc's csin, c10's division.
 struct SincOp : FloatingOp<ElementwiseOp::kSinc, 1> {
   static constexpr const char* kName = "sinc";
+  template <typename C>
+  static constexpr bool supports = kFloatingCompute<C> || is_complex_v<C>;
   template <typename C>
   struct Fn {
     using M = opmath_t<C>;
     explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const {
-      if (x == M(0)) return M(1);
-      const M product = std::numbers::pi_v<M> * x;
-      return std::sin(product) / product;
+      if constexpr (is_complex_v<M>) {
+        using T = decltype(x.re);
+        if (x.re == T(0) && x.im == T(0)) return M{T(1), T(0)};
+        constexpr T pi = std::numbers::pi_v<T>;
+        const M product{pi * x.re - T(0) * x.im, pi * x.im + T(0) * x.re};
+        return complex_div(cx::sin(product), product);
+      } else {
+        if (x == M(0)) return M(1);
+        const M product = std::numbers::pi_v<M> * x;
+        return std::sin(product) / product;
+      }
     }
   };
 };

@@ -4,12 +4,18 @@
 // image batches over the groups and splits over the device cores itself.
 // A 1x1 kernel with stride 1 and no padding needs no column buffer: the image
 // is its own im2col.
+// int64 (forward only: integers have no gradient) runs the same lowering on
+// the integer GEMM, with col2im summing in uint64_t: exact modulo 2^64, as
+// CPU's slow (im2col) int64 convolution. col2im alone (the col2im op, the
+// backward of im2col) also takes complex: the real and imaginary parts are
+// two lanes summed separately, as CPU's complex additions do.
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "kernels/nn/conv.h"
+#include "kernels/common/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
@@ -43,7 +49,10 @@ Sizes sizes_of(const ConvDesc& d) {
   return s;
 }
 
-DType compute_dtype(DType t) { return t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32; }
+DType compute_dtype(DType t) {
+  if (t == DType::kInt64 || t == DType::kFloat64) return t;
+  return DType::kFloat32;
+}
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -105,6 +114,8 @@ void im2col_typed(const void* img, void* col, int64_t channels, const ConvGeomet
 void im2col(const void* img, void* col, size_t elem, int64_t channels, const ConvGeometry& g,
             const Sizes& s) {
   switch (elem) {
+    case 1: return im2col_typed<uint8_t>(img, col, channels, g, s);      // bool (the im2col op)
+    case 16: return im2col_typed<Bytes16>(img, col, channels, g, s);     // complex128 (the im2col op)
     case 2: return im2col_typed<uint16_t>(img, col, channels, g, s);
     case 4: return im2col_typed<uint32_t>(img, col, channels, g, s);
     case 8: return im2col_typed<uint64_t>(img, col, channels, g, s);
@@ -113,21 +124,23 @@ void im2col(const void* img, void* col, size_t elem, int64_t channels, const Con
 }
 
 // image[c] (dtype t, at element offset `at`) = bias[c] + the sum of every
-// column value whose window tap covers the position, accumulated in C.
-template <typename C>
+// column value whose window tap covers the position, accumulated in C. An
+// element is L consecutive values of C (complex: L = 2, t its part's dtype),
+// each summed on its own.
+template <typename C, int L = 1>
 void col2im(const C* col, int64_t channels, const ConvGeometry& g, const Sizes& s, const void* bias,
             DType t, void* image, int64_t at) {
   const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
   const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
   const int64_t f0 = g.flat[0], f1 = g.flat[1], f2 = g.flat[2];
   const int64_t s2 = g.stride[2];
-  runtime::parallel_for(0, channels, nn::rows_grain(s.K * s.P), [&](int64_t b, int64_t e) {
-    std::vector<C> acc(s.I);
+  runtime::parallel_for(0, channels, nn::rows_grain(s.K * s.P * L), [&](int64_t b, int64_t e) {
+    std::vector<C> acc(s.I * L);
     for (int64_t c = b; c < e; ++c) {
       std::fill(acc.begin(), acc.end(), bias ? nn::load_one<C>(bias, t, c) : C(0));
       for (int64_t kk = 0; kk < s.K; ++kk) {
         const int64_t kd = kk / (k1 * k2), kh = (kk / k2) % k1, kw = kk % k2;
-        const C* rows = col + (c * s.K + kk) * s.P;
+        const C* rows = col + (c * s.K + kk) * s.P * L;
         const int64_t off2 = kw * g.dilation[2] - g.padding[2];
         int64_t lo, hi;
         valid_range(off2, s2, i2, f2, lo, hi);
@@ -137,13 +150,15 @@ void col2im(const C* col, int64_t channels, const ConvGeometry& g, const Sizes& 
           for (int64_t oh = 0; oh < f1; ++oh) {
             const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
             if (ih < 0 || ih >= i1) continue;
-            C* dst = acc.data() + (id * i1 + ih) * i2 + off2;
-            const C* src = rows + (od * f1 + oh) * f2;
-            for (int64_t ow = lo; ow < hi; ++ow) dst[ow * s2] += src[ow];
+            C* dst = acc.data() + ((id * i1 + ih) * i2 + off2) * L;
+            const C* src = rows + (od * f1 + oh) * f2 * L;
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              for (int l = 0; l < L; ++l) dst[ow * s2 * L + l] += src[ow * L + l];
+            }
           }
         }
       }
-      nn::store_row(acc.data(), s.I, image, t, at + c * s.I);
+      nn::store_row(acc.data(), s.I * L, image, t, (at + c * s.I) * L);
     }
   });
 }
@@ -187,13 +202,14 @@ void raise_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void
   }
 }
 
-template <typename C>
-void fold_typed(const ConvDesc& d, const Sizes& s, const void* col, void* image) {
-  const int64_t per_image = d.image_channels * s.K * s.P;
+// t: the dtype of col and image, or of their parts (L = 2: complex).
+template <typename C, int L = 1>
+void fold_typed(const ConvDesc& d, const Sizes& s, DType t, const void* col, void* image) {
+  const int64_t per_image = d.image_channels * s.K * s.P * L;
   std::vector<C> buf;
   for (int64_t n = 0; n < d.batch; ++n) {
-    const C* c = as_compute(col, d.dtype, n * per_image, per_image, buf);
-    col2im(c, d.image_channels, d.geo, s, nullptr, d.dtype, image, n * d.image_channels * s.I);
+    const C* c = as_compute(col, t, n * per_image, per_image, buf);
+    col2im<C, L>(c, d.image_channels, d.geo, s, nullptr, t, image, n * d.image_channels * s.I);
   }
 }
 
@@ -240,7 +256,7 @@ void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, cons
 
 void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const void* weight,
                                      const void* bias, void* flat) {
-  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  if (!conv_supports(d.dtype) && d.dtype != DType::kInt64) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   const size_t es = dtype_size(d.dtype);
   std::vector<unsigned char> col(s.identity ? 0 : d.image_channels * s.K * s.P * es);
@@ -263,6 +279,7 @@ void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const
     if (bias) {  // added in the accumulator: one rounding, as CPU
       g.s = {const_cast<void*>(bias), 1, 0, s.cg_flat};
       g.beta = 1;
+      g.ibeta = 1;  // int64
       g.beta_zero = false;
     }
     gemm(g);
@@ -271,8 +288,9 @@ void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const
 
 void TORCH_TPU_ISA_ENTRY(conv_raise)(const ConvDesc& d, const void* flat, const void* weight,
                                      const void* bias, void* image) {
-  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
+  if (d.dtype == DType::kInt64) return raise_typed<uint64_t>(d, s, flat, weight, bias, image);
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   nn::with_compute_type(d.dtype, [&](auto c) { raise_typed<decltype(c)>(d, s, flat, weight, bias, image); });
 }
 
@@ -286,9 +304,11 @@ void TORCH_TPU_ISA_ENTRY(conv_im2col)(const ConvDesc& d, const void* image, void
 }
 
 void TORCH_TPU_ISA_ENTRY(conv_col2im)(const ConvDesc& d, const void* col, void* image) {
-  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
-  nn::with_compute_type(d.dtype, [&](auto c) { fold_typed<decltype(c)>(d, s, col, image); });
+  if (d.dtype == DType::kComplex64) return fold_typed<float, 2>(d, s, DType::kFloat32, col, image);
+  if (d.dtype == DType::kComplex128) return fold_typed<double, 2>(d, s, DType::kFloat64, col, image);
+  if (!conv_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
+  nn::with_compute_type(d.dtype, [&](auto c) { fold_typed<decltype(c)>(d, s, d.dtype, col, image); });
 }
 
 void TORCH_TPU_ISA_ENTRY(conv_weight_grad)(const ConvDesc& d, const void* flat, const void* image,

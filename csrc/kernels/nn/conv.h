@@ -18,9 +18,11 @@
 // (flat = input, image = grad_output) for transposed.
 //
 // All tensors are contiguous [batch, channels, *spatial] in one of float16,
-// bfloat16, float32, float64. Runs inside a launched body; GEMMs accumulate in
-// float (double for float64) and round once per output element, col2im and
-// weight_grad accumulate in the compute type across windows and images.
+// bfloat16, float32, float64; lower and raise also take int64 (CPU's int64
+// convolution: forward only, exact modulo 2^64). Runs inside a launched body;
+// GEMMs accumulate in float (double for float64) and round once per output
+// element, col2im and weight_grad accumulate in the compute type across
+// windows and images.
 // Runtime headers only.
 #pragma once
 
@@ -60,9 +62,10 @@ void conv_raise(const ConvDesc& d, const void* flat, const void* weight, const v
 void conv_weight_grad(const ConvDesc& d, const void* flat, const void* image, void* grad_weight);
 // image = col2im(col) alone (the col2im op, F.fold): col [batch,
 // image_channels * kernel volume, flat positions], im2col's layout; groups 1.
+// Also complex64/complex128 (the backward of a complex im2col).
 void conv_col2im(const ConvDesc& d, const void* col, void* image);
 // col = im2col(image) alone (the im2col op, F.unfold), its inverse layout;
-// moves element bits, so any dtype of 2, 4 or 8 bytes.
+// moves element bits, so any dtype (bool to complex128).
 void conv_im2col(const ConvDesc& d, const void* image, void* col);
 // grad_bias[c] = sum of grad[n, c, ...] over batch and spatial positions.
 void conv_bias_grad(DType t, const void* grad, int64_t batch, int64_t channels, int64_t spatial,

@@ -3,10 +3,15 @@
 // plane is widened once into the compute type (float, double for float64),
 // its windows reduced there, and the result rounded once. Backward
 // accumulates a plane's gradient in the compute type, then rounds.
+// Integer planes (forward only: integers have no gradient) are reduced in
+// their own type, as CPU's kernels: max pooling for uint8..int64, average
+// pooling for int64 (the only integer dtype CPU averages).
 #include "kernels/common/fp_contract.h"
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/nn/nn.h"
@@ -73,8 +78,10 @@ Plan plan_of(const PoolDesc& d) {
   return p;
 }
 
-// Calls f(o, divisor, taps...) for every output position, with the flat
-// input offsets of the window's taps visited through visit(offset).
+// Calls f(o, divisor, empty, taps) for every output position, with the flat
+// input offsets of the window's taps visited through taps(visit). The
+// divisor is an integer, as CPU's divide_factor: the float kernels convert
+// it, int64 average pooling divides by it.
 template <typename F>
 void for_each_window(const PoolDesc& d, const Plan& p, F&& f) {
   const int64_t i1 = d.in[1], i2 = d.in[2];
@@ -82,14 +89,14 @@ void for_each_window(const PoolDesc& d, const Plan& p, F&& f) {
   for (const Window& a : p.w[0]) {
     for (const Window& b : p.w[1]) {
       for (const Window& c : p.w[2]) {
-        double divisor = 1;
+        int64_t divisor = 1;
         if (!takes_max(d.kind)) {
           if (d.divisor_override != 0) {
-            divisor = static_cast<double>(d.divisor_override);
+            divisor = d.divisor_override;
           } else if (d.kind == PoolKind::kAvg && d.count_include_pad) {
-            divisor = static_cast<double>(a.size * b.size * c.size);
+            divisor = a.size * b.size * c.size;
           } else {
-            divisor = static_cast<double>((a.hi - a.lo) * (b.hi - b.lo) * (c.hi - c.lo));
+            divisor = (a.hi - a.lo) * (b.hi - b.lo) * (c.hi - c.lo);
           }
         }
         auto taps = [&](auto&& visit) {
@@ -116,7 +123,7 @@ void forward_typed(const PoolDesc& d, const void* x, void* y, int64_t* indices) 
     for (int64_t plane = b; plane < e; ++plane) {
       nn::load_row(x, d.dtype, plane * p.in_total, p.in_total, in.data());
       int64_t* idx = indices ? indices + plane * p.out_total : nullptr;
-      for_each_window(d, p, [&](int64_t o, double divisor, bool empty, auto&& taps) {
+      for_each_window(d, p, [&](int64_t o, int64_t divisor, bool empty, auto&& taps) {
         if (takes_max(d.kind)) {
           C best = -std::numeric_limits<C>::infinity();
           int64_t where = -1;
@@ -143,6 +150,47 @@ void forward_typed(const PoolDesc& d, const void* x, void* y, int64_t* indices) 
   });
 }
 
+// Integer planes, read and written in place (no widening: every value is
+// exact). Max: the first maximum (integers have no NaN; CPU starts from the
+// type's lowest value and the window's first tap, as here). Average (int64
+// only): the sum wraps like CPU's int64 accumulator, and the quotient
+// truncates toward zero (C++ division, as CPU's sum / divide_factor).
+template <typename T>
+void forward_int(const PoolDesc& d, const T* x, T* y, int64_t* indices) {
+  const Plan p = plan_of(d);
+  runtime::parallel_for(0, d.planes, nn::rows_grain(p.in_total), [&](int64_t b, int64_t e) {
+    for (int64_t plane = b; plane < e; ++plane) {
+      const T* in = x + plane * p.in_total;
+      T* out = y + plane * p.out_total;
+      int64_t* idx = indices ? indices + plane * p.out_total : nullptr;
+      for_each_window(d, p, [&](int64_t o, int64_t divisor, bool empty, auto&& taps) {
+        if (takes_max(d.kind)) {
+          T best = std::numeric_limits<T>::lowest();
+          int64_t where = -1;
+          taps([&](int64_t i) {
+            if (where < 0) where = i;
+            if (in[i] > best) {
+              best = in[i];
+              where = i;
+            }
+          });
+          out[o] = best;
+          if (idx) idx[o] = where;
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          if (empty) {
+            out[o] = 0;
+            return;
+          }
+          uint64_t sum = 0;
+          taps([&](int64_t i) { sum += static_cast<uint64_t>(in[i]); });
+          // divisor_override -1: negate with wrap (INT64_MIN / -1 would trap).
+          out[o] = divisor == -1 ? static_cast<int64_t>(0 - sum) : static_cast<int64_t>(sum) / divisor;
+        }
+      });
+    }
+  });
+}
+
 template <typename C>
 void backward_typed(const PoolDesc& d, const void* grad_output, const int64_t* indices, void* grad_input) {
   const Plan p = plan_of(d);
@@ -157,7 +205,7 @@ void backward_typed(const PoolDesc& d, const void* grad_output, const int64_t* i
           if (idx[o] >= 0 && idx[o] < p.in_total) acc[idx[o]] += g[o];
         }
       } else {
-        for_each_window(d, p, [&](int64_t o, double divisor, bool empty, auto&& taps) {
+        for_each_window(d, p, [&](int64_t o, int64_t divisor, bool empty, auto&& taps) {
           if (empty) return;
           const C share = g[o] / static_cast<C>(divisor);
           taps([&](int64_t i) { acc[i] += share; });
@@ -171,8 +219,30 @@ void backward_typed(const PoolDesc& d, const void* grad_output, const int64_t* i
 }  // namespace
 
 void pool_forward(const PoolDesc& d, const void* x, void* y, int64_t* indices) {
-  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument("pool: unsupported dtype");
-  nn::with_compute_type(d.dtype, [&](auto c) { forward_typed<decltype(c)>(d, x, y, indices); });
+  if (nn::is_nn_float(d.dtype)) {
+    nn::with_compute_type(d.dtype, [&](auto c) { forward_typed<decltype(c)>(d, x, y, indices); });
+    return;
+  }
+  const bool max = takes_max(d.kind);
+  switch (d.dtype) {
+    case DType::kUInt8:
+      if (max) return forward_int(d, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices);
+      break;
+    case DType::kInt8:
+      if (max) return forward_int(d, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices);
+      break;
+    case DType::kInt16:
+      if (max) return forward_int(d, static_cast<const int16_t*>(x), static_cast<int16_t*>(y), indices);
+      break;
+    case DType::kInt32:
+      if (max) return forward_int(d, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), indices);
+      break;
+    case DType::kInt64:
+      return forward_int(d, static_cast<const int64_t*>(x), static_cast<int64_t*>(y), indices);
+    default:
+      break;
+  }
+  throw std::invalid_argument("pool: unsupported dtype");
 }
 
 void pool_backward(const PoolDesc& d, const void* grad_output, const int64_t* indices, void* grad_input) {

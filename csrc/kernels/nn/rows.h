@@ -1,5 +1,6 @@
 // Row helpers shared by the nn kernels (softmax, layer norm): widen a row of
-// float16/bfloat16/float/double into the compute type and narrow it back,
+// float16/bfloat16/float/double (and int64, for the int64 convolution) into
+// the compute type and narrow it back,
 // lane-parallel sums and maxima, and exp in the compute type. Private to the
 // kernel library.
 //
@@ -76,6 +77,11 @@ inline void load_row(const void* src, DType t, int64_t offset, int64_t n, C* __r
       for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(bfloat16_bits_to_float(s[i].bits));
       return;
     }
+    case DType::kInt64: {  // the int64 convolution (C = uint64_t: wrapping sums)
+      const int64_t* s = static_cast<const int64_t*>(src) + offset;
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(s[i]);
+      return;
+    }
     default:
       return;
   }
@@ -107,6 +113,11 @@ inline void store_row(const C* __restrict src, int64_t n, void* dst, DType t, in
     case DType::kBFloat16: {
       BFloat16* d = static_cast<BFloat16*>(dst) + offset;
       for (int64_t i = 0; i < n; ++i) d[i].bits = float_to_bfloat16_bits(static_cast<float>(src[i]));
+      return;
+    }
+    case DType::kInt64: {
+      int64_t* d = static_cast<int64_t*>(dst) + offset;
+      for (int64_t i = 0; i < n; ++i) d[i] = static_cast<int64_t>(src[i]);
       return;
     }
     default:

@@ -106,15 +106,36 @@ void arange(const TensorDesc& out, RangeScalar start, RangeScalar step) {
   });
 }
 
-void linspace(const TensorDesc& out, double start_d, double end_d, int64_t steps) {
+void linspace(const TensorDesc& out, double start_d, double end_d, int64_t steps, double start_im,
+              double end_im) {
   check_desc(out, "linspace");
   if (out.dim() != 1 || out.sizes[0] != steps || steps < 2) throw std::invalid_argument("linspace: bad out");
   const int64_t st = out.strides[0];
   const int64_t halfway = steps / 2;
   visit_dtype(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_complex_v<T> || std::is_same_v<T, Bool>) {
+    if constexpr (std::is_same_v<T, Bool>) {
       throw std::invalid_argument("linspace: unsupported dtype");
+    } else if constexpr (is_complex_v<T>) {
+      // CPU: start/end converted to complex<F>, step = (end - start) / F(n - 1)
+      // and start + step * F(i) / end - step * F(n - 1 - i): each part alone.
+      using F = decltype(T{}.re);
+      const F s_re = static_cast<F>(start_d), s_im = static_cast<F>(start_im);
+      const F e_re = static_cast<F>(end_d), e_im = static_cast<F>(end_im);
+      const F n1 = static_cast<F>(steps - 1);
+      const F step_re = (e_re - s_re) / n1, step_im = (e_im - s_im) / n1;
+      T* p = static_cast<T*>(out.data);
+      runtime::parallel_for(0, steps, grain_elements(sizeof(T)), [&](int64_t b, int64_t en) {
+        for (int64_t i = b; i < en; ++i) {
+          if (i < halfway) {
+            const F k = static_cast<F>(i);
+            p[i * st] = T{s_re + step_re * k, s_im + step_im * k};
+          } else {
+            const F k = static_cast<F>(steps - i - 1);
+            p[i * st] = T{e_re - step_re * k, e_im - step_im * k};
+          }
+        }
+      });
     } else {
       // CPU: start/end converted to the element type first; the step and the
       // values in double (integral) or the element's own type (float16 and

@@ -28,8 +28,11 @@ void arange(const TensorDesc& out, RangeScalar start, RangeScalar step);
 
 // CPU's linspace: step = (end - start) / (n - 1); the first half counts up
 // from start, the second down from end. Floating dtypes compute in their own
-// type (float16/bfloat16 in float), integral ones in double.
-void linspace(const TensorDesc& out, double start, double end, int64_t steps);
+// type (float16/bfloat16 in float), integral ones in double, complex ones
+// part by part in the part's type (c10::complex's arithmetic with a real
+// divisor and index is part by part). The *_im parts are used by complex
+// dtypes only.
+void linspace(const TensorDesc& out, double start, double end, int64_t steps, double start_im, double end_im);
 
 // Nonzero elements of self (row-major order). nonzero_count writes their
 // number to *count (device memory, int64). nonzero_write fills out

@@ -2,7 +2,8 @@
 // ATen's implementations are CPU-only. Checks are ATen's
 // (im2col_shape_check.h); the work is the convolution lowering's
 // (kernels/nn/conv.h): col2im sums overlapping windows in float (double for
-// float64) in CPU's order and rounds once, im2col gathers.
+// float64; complex part by part) in CPU's order and rounds once, im2col
+// gathers (any dtype: it moves bits).
 #include <ATen/core/Tensor.h>
 #include <ATen/native/im2col_shape_check.h>
 #include <ATen/ops/empty.h>
@@ -24,8 +25,8 @@ at::Tensor col2im(const at::Tensor& self, at::IntArrayRef output_size, at::IntAr
                                  kernel_size[1], dilation[0], dilation[1], padding[0], padding[1], stride[0],
                                  stride[1]);
   const kernels::DType t = device_dtype(self.scalar_type(), "col2im");
-  TORCH_CHECK_NOT_IMPLEMENTED(kernels::conv_supports(t), "\"col2im\" not implemented for '", self.scalar_type(),
-                              "' on tpu");
+  TORCH_CHECK_NOT_IMPLEMENTED(kernels::conv_supports(t) || self.is_complex(), "\"col2im\" not implemented for '",
+                              self.scalar_type(), "' on tpu");
   const bool batched = self.dim() == 3;
   const at::Tensor col = batched ? self.contiguous() : self.unsqueeze(0).contiguous();
   const int64_t K = kernel_size[0] * kernel_size[1];

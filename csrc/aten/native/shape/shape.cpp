@@ -134,13 +134,18 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
     out.fill_(start);
     return out;
   }
-  TORCH_CHECK_NOT_IMPLEMENTED(!at::isComplexType(out.scalar_type()) && out.scalar_type() != at::kBool,
+  TORCH_CHECK_NOT_IMPLEMENTED(out.scalar_type() != at::kBool,
                               "\"linspace\" not implemented for '", c10::toString(out.scalar_type()), "' on tpu");
   kernels::TensorDesc o = describe_nd(out, "linspace", 1);
-  const double s = start.to<double>(), e = end.to<double>();
+  // A complex out takes both parts of the ends; a real one the real part
+  // (ATen's Scalar::to<double> would reject a complex end).
+  const bool cx = at::isComplexType(out.scalar_type());
+  const c10::complex<double> s = cx ? start.to<c10::complex<double>>() : c10::complex<double>(start.to<double>());
+  const c10::complex<double> e = cx ? end.to<c10::complex<double>>() : c10::complex<double>(end.to<double>());
   std::vector<const void*> buffers{o.data};
-  launch(out.device().index(), "linspace", std::move(buffers),
-         [o = std::move(o), s, e, steps] { kernels::linspace(o, s, e, steps); });
+  launch(out.device().index(), "linspace", std::move(buffers), [o = std::move(o), s, e, steps] {
+    kernels::linspace(o, s.real(), e.real(), steps, s.imag(), e.imag());
+  });
   return out;
 }
 
