@@ -19,7 +19,12 @@
 //   log1p      log(1 + x) plus the rounding error of 1 + x divided by 1 + x;
 //   tanh       expm1(2|x|) / (expm1(2|x|) + 2), sign restored;
 //   erf        |x| < 1: x P(x^2); 1 <= |x| < 3.85: Q(|x| - 2.5); beyond: 1
-//              (least-squares fits on Chebyshev nodes: tools/fit_erf_float.py).
+//              (least-squares fits on Chebyshev nodes: tools/fit_erf_float.py);
+//   erfinv     Giles, "Approximating the erfinv function" (GPU Computing Gems,
+//              2011): a polynomial in w = -log(1 - x^2) or in sqrt(w);
+//   lgamma     reflection below 0, a shift by rint(x) to lgamma(2 + d) =
+//              d P(d), |d| <= 1/2, below 8 (tools/fit_lgamma_float.py),
+//              Stirling's series from 8.
 #pragma once
 
 #include <bit>
@@ -230,6 +235,95 @@ __attribute__((always_inline)) inline float erf_f(float x) {
   y = a >= 3.85f ? 1.0f : y;
   y = std::copysign(y, x);
   return x != x ? x : y;
+}
+
+// sin(pi r) / (pi r) for |r| <= 1/2, in u = r^2: Taylor's
+// sum_k (-pi^2 u)^k / (2k + 1)! to k = 6 (truncation < 5e-10).
+__attribute__((always_inline)) inline float sinpi_ratio(float u) {
+  constexpr double a = 9.8696044010893586;  // pi^2
+  float p = static_cast<float>(a * a * a * a * a * a / 6227020800.0);
+  p = std::fma(p, u, static_cast<float>(-a * a * a * a * a / 39916800.0));
+  p = std::fma(p, u, static_cast<float>(a * a * a * a / 362880.0));
+  p = std::fma(p, u, static_cast<float>(-a * a * a / 5040.0));
+  p = std::fma(p, u, static_cast<float>(a * a / 120.0));
+  p = std::fma(p, u, static_cast<float>(-a / 6.0));
+  return std::fma(p, u, 1.0f);
+}
+
+// Relative error ~3e-7 (CPU's erfinv, Newton-refined: ~6e-8). NaN outside
+// [-1, 1], +-inf at +-1, -0 kept.
+__attribute__((always_inline)) inline float erfinv_f(float y) {
+  const float w = -log_f((1.0f - y) * (1.0f + y));
+  const float a = w - 2.5f;  // w < 5: |y| < 0.9966
+  float p = 2.81022636e-08f;
+  p = std::fma(p, a, 3.43273939e-07f);
+  p = std::fma(p, a, -3.5233877e-06f);
+  p = std::fma(p, a, -4.39150654e-06f);
+  p = std::fma(p, a, 0.00021858087f);
+  p = std::fma(p, a, -0.00125372503f);
+  p = std::fma(p, a, -0.00417768164f);
+  p = std::fma(p, a, 0.246640727f);
+  p = std::fma(p, a, 1.50140941f);
+  const float b = std::sqrt(w) - 3.0f;  // the tails
+  float q = -0.000200214257f;
+  q = std::fma(q, b, 0.000100950558f);
+  q = std::fma(q, b, 0.00134934322f);
+  q = std::fma(q, b, -0.00367342844f);
+  q = std::fma(q, b, 0.00573950773f);
+  q = std::fma(q, b, -0.0076224613f);
+  q = std::fma(q, b, 0.00943887047f);
+  q = std::fma(q, b, 1.00167406f);
+  q = std::fma(q, b, 2.83297682f);
+  const float x = (w < 5.0f ? p : q) * y;
+  const float ay = std::fabs(y);
+  const float r = ay == 1.0f ? std::copysign(kInf, y) : x;
+  return ay > 1.0f ? kNaN : r;  // NaN: x is NaN already
+}
+
+// log|Gamma(x)|, a few ulp except near its zeros (1, 2, and between the poles
+// below -2), where the error is ~1e-7 absolute (CPU's SLEEF lgammaf: 1 ulp).
+// x < 0: Gamma(x) Gamma(1 - x) = pi / sin(pi x), so with t = x - rint(x)
+// (exact), lgamma(x) = -log(|t| sinpi_ratio(t^2)) - lgamma(1 - x), and
+// below -1 lgamma(1 - x) = log(-x) + lgamma(-x) (-x is exact, 1 - x is
+// not); inf at the poles (t = 0: every x below -2^23), at -inf and at +-0.
+__attribute__((always_inline)) inline float lgamma_f(float x) {
+  const bool neg = x < 0.0f;
+  const float w = neg ? (x > -1.0f ? 1.0f - x : -x) : x;
+  // w < 8: w = n + d, n = rint(w), d exact. Gamma(w) is Gamma(2 + d) times
+  // (2 + d) ... (n - 1 + d) for n >= 2, divided by w for n = 1 and by
+  // w (w + 1) for n = 0 (d = w).
+  const bool small = w < 8.0f;
+  const float ws = small ? w : 1.0f;
+  const float n = rint_f(ws);
+  const float d = ws - n;
+  float prod = 1.0f;
+  for (int k = 2; k < 8; ++k) prod *= n > static_cast<float>(k) ? static_cast<float>(k) + d : 1.0f;
+  const float div = n == 0.0f ? ws * (ws + 1.0f) : ws;
+  const float l = log_f(small ? (n >= 2.0f ? prod : div) : w);  // one log for both branches
+  // lgamma(2 + d) / d on [-1/2, 1/2] (tools/fit_lgamma_float.py)
+  float p = 0.000120733741f;
+  p = std::fma(p, d, -0.000253787672f);
+  p = std::fma(p, d, 0.000502431649f);
+  p = std::fma(p, d, -0.00118587469f);
+  p = std::fma(p, d, 0.00289156171f);
+  p = std::fma(p, d, -0.00738617172f);
+  p = std::fma(p, d, 0.0205807462f);
+  p = std::fma(p, d, -0.06735228f);
+  p = std::fma(p, d, 0.322467029f);
+  p = std::fma(p, d, 0.422784328f);
+  const float lo = std::fma(d, p, n >= 2.0f ? l : -l);
+  // Stirling: (w - 1/2)(log w - 1) (no early overflow) + (log(2 pi) - 1) / 2
+  // + 1/(12 w) - 1/(360 w^3) + 1/(1260 w^5).
+  const float r = 1.0f / w, r2 = r * r;
+  const float series = r * (1.0f / 12 - r2 * (1.0f / 360 - r2 * (1.0f / 1260)));
+  const float hi = std::fma(w - 0.5f, l - 1.0f, 0.418938533f + series);
+  float y = small ? lo : hi;
+  const float t = x - rint_f(x);
+  const float yneg = -log_f(std::fabs(t) * sinpi_ratio(t * t) * (x > -1.0f ? 1.0f : w)) - y;
+  y = neg ? yneg : y;
+  y = neg & ((t == 0.0f) | (x == -kInf)) ? kInf : y;
+  // CPU (SLEEF's vectorized lgammaf) overflows from here, not at 4.085e36
+  return x >= 0x1.84c274p+121f ? kInf : y;
 }
 
 }  // namespace vmath
