@@ -1,7 +1,7 @@
-// Elementwise special functions of torch.special: the modified Bessel
-// functions i0, i0e, i1, i1e; the normal distribution's ndtri and log_ndtr;
-// erfcx; entr and xlog1py; polygamma and the Hurwitz zeta. CPU's kernels are
-// ATen/native/cpu/UnaryOpsKernel.cpp and BinaryOpsKernel.cpp over
+// Elementwise special functions of torch.special: the normal distribution's
+// ndtri and log_ndtr; erfcx; entr and xlog1py; polygamma and the Hurwitz
+// zeta (the modified Bessel functions i0, i0e, i1, i1e: special_vec.cpp).
+// CPU's kernels are ATen/native/cpu/UnaryOpsKernel.cpp and BinaryOpsKernel.cpp over
 // ATen/native/Math.h; their special values (0, ±inf, NaN, poles, out-of-
 // domain arguments, overflow of e^x) are matched exactly, the values
 // themselves are computed here from the functions' definitions (power series,
@@ -22,9 +22,6 @@ namespace {
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr double kNaND = std::numeric_limits<double>::quiet_NaN();
 
-// The modified Bessel functions I0 and I1 (bessel_i, bessel_i_scaled) are in
-// float_math.h, shared with special_bessel.cpp.
-
 // An op of one floating input computed in double (float16/bfloat16 through
 // float, as CPU upcasts them) and rounded once; F(M tag, double) -> double.
 template <ElementwiseOp kO, typename F>
@@ -35,43 +32,6 @@ struct DoubleUnaryOp : FloatingOp<kO, 1> {
     explicit Fn(const std::vector<ScalarArg>&) {}
     M operator()(M x) const { return static_cast<M>(F::template f<M>(static_cast<double>(x))); }
   };
-};
-
-struct I0Impl {
-  template <typename M>
-  static double f(double x) { return bessel_i<M, 0>(std::fabs(x)); }
-};
-struct I0eImpl {
-  template <typename M>
-  static double f(double x) { return bessel_i_scaled<M, 0>(std::fabs(x)); }
-};
-// Odd: CPU negates for x < 0 (so -0 gives +0).
-struct I1Impl {
-  template <typename M>
-  static double f(double x) {
-    const double r = bessel_i<M, 1>(std::fabs(x));
-    return x < 0 ? -r : r;
-  }
-};
-struct I1eImpl {
-  template <typename M>
-  static double f(double x) {
-    const double r = bessel_i_scaled<M, 1>(std::fabs(x));
-    return x < 0 ? -r : r;
-  }
-};
-
-struct I0Op : DoubleUnaryOp<ElementwiseOp::kI0, I0Impl> {
-  static constexpr const char* kName = "i0";
-};
-struct SpecialI0eOp : DoubleUnaryOp<ElementwiseOp::kSpecialI0e, I0eImpl> {
-  static constexpr const char* kName = "special_i0e";
-};
-struct SpecialI1Op : DoubleUnaryOp<ElementwiseOp::kSpecialI1, I1Impl> {
-  static constexpr const char* kName = "special_i1";
-};
-struct SpecialI1eOp : DoubleUnaryOp<ElementwiseOp::kSpecialI1e, I1eImpl> {
-  static constexpr const char* kName = "special_i1e";
 };
 
 // ---- erfcx, log_ndtr, ndtri ---------------------------------------------------
@@ -124,7 +84,7 @@ inline double log_ndtr_of(double x) {
 // 1. With q = min(p, 1 - p) (1 - p is exact for p >= 1/2):
 //   - q >= 1e-7 (float's erfinv domain): Giles' single-precision erfinv
 //     ("Approximating the erfinv function", GPU Computing Gems, 2011;
-//     erfinv's start in special_math.cpp), with w = -ln(1 - y^2) =
+//     vec_math.h's erfinv_f, here in double), with w = -ln(1 - y^2) =
 //     -ln(4 q (1 - q)) formed from q: a few 1e-7 relative, float's result as
 //     it is, double's after one Halley step;
 //   - deeper tails: Abramowitz & Stegun 26.2.23 in t = sqrt(-2 ln q)
@@ -373,10 +333,6 @@ struct PolygammaOp : FloatingOp<ElementwiseOp::kPolygamma, 1, 1> {
 
 }  // namespace
 
-constinit const OpEntry kI0Entry = make_entry<I0Op>();
-constinit const OpEntry kSpecialI0eEntry = make_entry<SpecialI0eOp>();
-constinit const OpEntry kSpecialI1Entry = make_entry<SpecialI1Op>();
-constinit const OpEntry kSpecialI1eEntry = make_entry<SpecialI1eOp>();
 constinit const OpEntry kSpecialNdtriEntry = make_entry<SpecialNdtriOp>();
 constinit const OpEntry kSpecialLogNdtrEntry = make_entry<SpecialLogNdtrOp>();
 constinit const OpEntry kSpecialErfcxEntry = make_entry<SpecialErfcxOp>();
