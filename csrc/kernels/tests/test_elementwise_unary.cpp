@@ -73,9 +73,10 @@ TEST(vec_math_log_family_within_a_few_ulp) {
   sweep("log1p", vm::log1p_f, [](double x) { return std::log1p(x); }, 2);
 }
 
-TEST(vec_math_tanh_erf_within_a_few_ulp) {
+TEST(vec_math_tanh_erf_erfc_within_a_few_ulp) {
   sweep("tanh", vm::tanh_f, [](double x) { return std::tanh(x); }, 3);
   sweep("erf", vm::erf_f, [](double x) { return std::erf(x); }, 3);
+  sweep("erfc", vm::erfc_f, [](double x) { return std::erfc(x); }, 6);
 }
 
 namespace {
@@ -149,6 +150,35 @@ TEST(vec_math_erfinv_within_a_few_ulp) {
   });
   CHECK_MSG(worst <= 6, "erfinv: " + std::to_string(worst) + " ulp at y = " + std::to_string(worst_x));
   CHECK(std::signbit(vm::erfinv_f(-0.0f)) && vm::erfinv_f(-0.0f) == 0.0f);
+  CHECK_EQ(vm::erfc_f(0.0f), 1.0f);
+  CHECK_EQ(vm::erfc_f(-std::numeric_limits<float>::infinity()), 2.0f);
+  CHECK_EQ(vm::erfc_f(std::numeric_limits<float>::infinity()), 0.0f);
+  CHECK_EQ(vm::erfc_f(11.0f), 0.0f);
+}
+
+// The reference: one Newton step in double from the result, on Phi(x) = p.
+TEST(vec_math_ndtri_within_a_few_ulp) {
+  double worst = 0;
+  float worst_x = 0;
+  for_sweep([&](float p) {
+    const float got = vm::ndtri_f(p);
+    if (!(p > 0.0f && p < 1.0f)) {
+      const float inf = std::numeric_limits<float>::infinity();
+      const bool ok = p == 0.0f ? got == -inf : (p == 1.0f ? got == inf : std::isnan(got));
+      CHECK_MSG(ok, "ndtri special value at p = " + std::to_string(p));
+      return;
+    }
+    const double x = got;
+    const double pdf = std::exp(-0.5 * x * x) * 0.3989422804014327;
+    const double ref = x - (0.5 * std::erfc(-x * 0.7071067811865476) - p) / pdf;
+    const double e = ulps(got, ref);
+    if (e > worst) {
+      worst = e;
+      worst_x = p;
+    }
+  });
+  CHECK_MSG(worst <= 5, "ndtri: " + std::to_string(worst) + " ulp at p = " + std::to_string(worst_x));
+  CHECK_EQ(vm::ndtri_f(0.5f), 0.0f);
 }
 
 TEST(vec_math_keeps_signed_zeros_and_exact_points) {
