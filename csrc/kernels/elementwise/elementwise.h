@@ -155,7 +155,7 @@ namespace torch_tpu::kernels {
   X(Heaviside, BASE)            /* (x, values) */ \
   X(Sinc, BASE) \
   X(Lgamma, ISA)                /* special_vec.cpp */ \
-  X(Erfc, BASE) \
+  X(Erfc, ISA)                  /* special_vec.cpp */ \
   X(Digamma, BASE) \
   X(Erfinv, ISA)                /* special_vec.cpp */ \
   X(Logit, BASE)                /* (args: eps; < 0: none) */ \

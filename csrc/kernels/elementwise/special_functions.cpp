@@ -80,21 +80,20 @@ inline double log_ndtr_of(double x) {
   return std::log1p(-std::erfc(t) / 2);
 }
 
-// Phi^-1(p) = sqrt(2) erfinv(2p - 1): NaN outside [0, 1], -inf at 0, inf at
-// 1. With q = min(p, 1 - p) (1 - p is exact for p >= 1/2):
-//   - q >= 1e-7 (float's erfinv domain): Giles' single-precision erfinv
-//     ("Approximating the erfinv function", GPU Computing Gems, 2011;
-//     vec_math.h's erfinv_f, here in double), with w = -ln(1 - y^2) =
-//     -ln(4 q (1 - q)) formed from q: a few 1e-7 relative, float's result as
-//     it is, double's after one Halley step;
+// Phi^-1(p) = sqrt(2) erfinv(2p - 1) in double (float: vec_math.h's ndtri_f,
+// which vectorizes): NaN outside [0, 1], -inf at 0, inf at 1. With
+// q = min(p, 1 - p) (1 - p is exact for p >= 1/2):
+//   - q >= 1e-7: Giles' single-precision erfinv ("Approximating the erfinv
+//     function", GPU Computing Gems, 2011; vec_math.h's erfinv_ratio, here
+//     in double), with w = -ln(1 - y^2) = -ln(4 q (1 - q)) formed from q (a
+//     few 1e-7 relative), then one Halley step;
 //   - deeper tails: Abramowitz & Stegun 26.2.23 in t = sqrt(-2 ln q)
-//     (|error| < 4.5e-4), then one Halley step for float, two for double.
+//     (|error| < 4.5e-4), then two Halley steps.
 // The Halley step on Phi(x) = q,
 //   u = (Phi(x) - q) / phi(x),  x <- x - u / (1 + x u / 2),
 // uses Phi / phi = sqrt(pi / 2) erfcx(-x / sqrt(2)) and Phi(x) - q =
 // -Phi(x) expm1(ln q - ln Phi(x)), so that no step under- or overflows, down
 // to the smallest subnormal q (cubic convergence).
-template <bool kDouble>
 inline double ndtri_of(double p) {
   if (!(p >= 0.0 && p <= 1.0)) return kNaND;
   if (p == 0.0) return -kInfD;
@@ -104,9 +103,7 @@ inline double ndtri_of(double p) {
   double x;  // Phi^-1(q) <= 0
   int steps;
   if (q >= 1e-7) {
-    // float: vec_math.h's float log (its error is far below the approximation's)
-    const double v = 4.0 * q * (1.0 - q);
-    double w = kDouble ? -std::log(v) : -static_cast<double>(log_of(static_cast<float>(v))), poly;
+    double w = -std::log(4.0 * q * (1.0 - q)), poly;
     if (w < 5.0) {
       w -= 2.5;
       poly = 2.81022636e-08;
@@ -123,21 +120,19 @@ inline double ndtri_of(double p) {
       }
     }
     x = std::numbers::sqrt2 * poly * (2.0 * q - 1.0);  // 2q - 1 exact for q in [1/4, 1/2]
-    steps = kDouble ? 1 : 0;
+    steps = 1;
   } else {
     const double t = std::sqrt(-2.0 * std::log(q));
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
                   (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
-    steps = kDouble ? 2 : 1;
+    steps = 2;
   }
-  if (steps > 0) {
-    const double log_q = std::log(q);
-    for (int i = 0; i < steps; ++i) {
-      const double r = erfcx_of<double>(-x * (std::numbers::sqrt2 / 2));
-      const double log_phi_cdf = std::log(0.5 * r) - 0.5 * x * x;
-      const double u = std::sqrt(std::numbers::pi / 2) * r * -std::expm1(log_q - log_phi_cdf);
-      x -= u / (1.0 + 0.5 * x * u);
-    }
+  const double log_q = std::log(q);
+  for (int i = 0; i < steps; ++i) {
+    const double r = erfcx_of<double>(-x * (std::numbers::sqrt2 / 2));
+    const double log_phi_cdf = std::log(0.5 * r) - 0.5 * x * x;
+    const double u = std::sqrt(std::numbers::pi / 2) * r * -std::expm1(log_q - log_phi_cdf);
+    x -= u / (1.0 + 0.5 * x * u);
   }
   return upper ? -x : x;
 }
@@ -163,10 +158,6 @@ struct LogNdtrImpl {
     return log_ndtr_of(x);
   }
 };
-struct NdtriImpl {
-  template <typename M>
-  static double f(double p) { return ndtri_of<!std::is_same_v<M, float>>(p); }
-};
 
 // float and double only, as CPU's AT_DISPATCH_FLOATING_TYPES.
 template <ElementwiseOp kO, typename F>
@@ -181,8 +172,22 @@ struct SpecialErfcxOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialErfcx, Erf
 struct SpecialLogNdtrOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialLogNdtr, LogNdtrImpl> {
   static constexpr const char* kName = "special_log_ndtr";
 };
-struct SpecialNdtriOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialNdtri, NdtriImpl> {
+struct SpecialNdtriOp : FloatingOp<ElementwiseOp::kSpecialNdtri, 1> {
   static constexpr const char* kName = "special_ndtri";
+  template <typename C>
+  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    __attribute__((always_inline)) M operator()(M p) const {
+      if constexpr (std::is_same_v<M, float>) {
+        return vmath::ndtri_f(p);
+      } else {
+        return ndtri_of(p);
+      }
+    }
+  };
 };
 
 // ---- entr, xlog1py ---------------------------------------------------------------

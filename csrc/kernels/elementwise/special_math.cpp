@@ -1,10 +1,9 @@
 // Elementwise special functions and sign/step ops: logaddexp, logaddexp2,
-// copysign, heaviside, sinc, erfc, digamma, logit (+ backward), as CPU's kernels in
-// ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp (lgamma and
-// erfinv: special_vec.cpp). Floating ops compute in opmath (float for
-// float16/bfloat16, rounded once); erfc calls libm as CPU's scalar loop does,
-// the rest use vec_math.h's vectorizing float functions (a few ulp from CPU's
-// SLEEF).
+// copysign, heaviside, sinc, digamma, logit (+ backward), as CPU's kernels in
+// ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp (lgamma, erfc
+// and erfinv: special_vec.cpp). Floating ops compute in opmath (float for
+// float16/bfloat16, rounded once), with vec_math.h's vectorizing float
+// functions (a few ulp from CPU's SLEEF).
 #include "kernels/common/fp_contract.h"  // first, see there
 
 #include <cmath>
@@ -86,16 +85,6 @@ struct SincOp : FloatingOp<ElementwiseOp::kSinc, 1> {
       const M product = std::numbers::pi_v<M> * x;
       return std::sin(product) / product;
     }
-  };
-};
-
-struct ErfcOp : FloatingOp<ElementwiseOp::kErfc, 1> {
-  static constexpr const char* kName = "erfc";
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const std::vector<ScalarArg>&) {}
-    M operator()(M x) const { return std::erfc(x); }
   };
 };
 
@@ -198,7 +187,6 @@ constinit const OpEntry kLogaddexp2Entry = make_entry<Logaddexp2Op>();
 constinit const OpEntry kCopysignEntry = make_entry<CopysignOp>();
 constinit const OpEntry kHeavisideEntry = make_entry<HeavisideOp>();
 constinit const OpEntry kSincEntry = make_entry<SincOp>();
-constinit const OpEntry kErfcEntry = make_entry<ErfcOp>();
 constinit const OpEntry kDigammaEntry = make_entry<DigammaOp>();
 constinit const OpEntry kLogitEntry = make_entry<LogitOp>();
 constinit const OpEntry kLogitBackwardEntry = make_entry<LogitBackwardOp>();

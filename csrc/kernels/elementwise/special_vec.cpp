@@ -1,11 +1,12 @@
 // The special functions whose float path is straight-line float code that
 // vectorizes (no libm call, selects instead of branches), compiled per ISA
 // (CMake's TPU_KERNEL_AVX512_SOURCES) as CPU runs SLEEF's and MKL's AVX-512
-// code for them: lgamma and erfinv (vec_math.h), and the modified Bessel
-// functions i0, i0e, i1, i1e (float_math.h). float16/bfloat16 compute in
-// float, rounded once; double keeps libm (lgamma) and Newton-refined erfinv.
-// Special values as CPU's: lgamma inf at 0, the negative integers and -inf;
-// erfinv +-inf at +-1, NaN outside [-1, 1]; i0/i1 inf once e^x overflows.
+// code for them: lgamma, erfc and erfinv (vec_math.h), and the modified
+// Bessel functions i0, i0e, i1, i1e (float_math.h). float16/bfloat16 compute
+// in float, rounded once; double keeps libm (lgamma, erfc) and
+// Newton-refined erfinv. Special values as CPU's: lgamma inf at 0, the
+// negative integers and -inf; erfinv +-inf at +-1, NaN outside [-1, 1]; i0/i1
+// inf once e^x overflows.
 #include "kernels/common/fp_contract.h"  // first, see there
 // GCC 12's own avx512 half conversions, inlined: see kernels/elementwise/arith.cpp.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -34,6 +35,19 @@ struct LgammaOp : FloatingOp<ElementwiseOp::kLgamma, 1> {
     using M = opmath_t<C>;
     explicit Fn(const std::vector<ScalarArg>&) {}
     __attribute__((always_inline)) M operator()(M x) const { return lgamma_of(x); }
+  };
+};
+
+__attribute__((always_inline)) inline float erfc_of(float x) { return vmath::erfc_f(x); }
+inline double erfc_of(double x) { return std::erfc(x); }
+
+struct ErfcOp : FloatingOp<ElementwiseOp::kErfc, 1> {
+  static constexpr const char* kName = "erfc";
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const std::vector<ScalarArg>&) {}
+    __attribute__((always_inline)) M operator()(M x) const { return erfc_of(x); }
   };
 };
 
@@ -120,6 +134,7 @@ struct SpecialI1eOp : BesselIOp<ElementwiseOp::kSpecialI1e, 1, true> {
 }  // namespace TORCH_TPU_ISA
 
 constinit const OpEntry TORCH_TPU_ISA_ENTRY(kLgammaEntry) = make_entry<LgammaOp>();
+constinit const OpEntry TORCH_TPU_ISA_ENTRY(kErfcEntry) = make_entry<ErfcOp>();
 constinit const OpEntry TORCH_TPU_ISA_ENTRY(kErfinvEntry) = make_entry<ErfinvOp>();
 constinit const OpEntry TORCH_TPU_ISA_ENTRY(kI0Entry) = make_entry<I0Op>();
 constinit const OpEntry TORCH_TPU_ISA_ENTRY(kSpecialI0eEntry) = make_entry<SpecialI0eOp>();
