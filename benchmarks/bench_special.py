@@ -5,6 +5,8 @@ i0e, erfcx, ndtri). Indicative only on a shared machine."""
 
 from __future__ import annotations
 
+import sys
+
 import torch
 
 from common import compare, print_table, save
@@ -42,7 +44,8 @@ BINARY = [
 ]
 
 
-def run():
+def run(only=()):
+    """only: case names to run (all when empty)."""
     rows = []
     g = torch.Generator().manual_seed(0)
     inputs = {
@@ -52,11 +55,15 @@ def run():
     }
     on_tpu = {k: v.to("tpu") for k, v in inputs.items()}
     for name, fn, kind in UNARY:
+        if only and name not in only:
+            continue
         x_cpu, x_tpu = inputs[kind], on_tpu[kind]
         t_tpu, t_cpu = compare(lambda: fn(x_tpu), lambda: fn(x_cpu))
         rows.append({"op": name, "numel": N, "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3,
                      "tpu/cpu": t_tpu / t_cpu})
     for name, fn, ka, kb in BINARY:
+        if only and name not in only:
+            continue
         a_cpu, b_cpu, a_tpu, b_tpu = inputs[ka], inputs[kb], on_tpu[ka], on_tpu[kb]
         t_tpu, t_cpu = compare(lambda: fn(a_tpu, b_tpu), lambda: fn(a_cpu, b_cpu))
         rows.append({"op": name, "numel": N, "cpu ms": t_cpu * 1e3, "tpu ms": t_tpu * 1e3,
@@ -65,9 +72,12 @@ def run():
 
 
 def main() -> None:
-    rows = run()
+    # e.g. `python benchmarks/bench_special.py special.i1e i0`: those cases only (not saved)
+    only = sys.argv[1:]
+    rows = run(only)
     print_table(TITLE, rows)
-    save("special", rows)
+    if not only:
+        save("special", rows)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """The pointwise nn ops, losses and special functions of
-kernels/elementwise/nn_pointwise.cpp and special_math.cpp on tpu against
-CPU. The backwards are called directly: no OpInfo calls them, and the
-forwards' generated gradient checks reach them only with the default
-scalars and smooth samples. These inputs hit each branch's
+kernels/elementwise/nn_pointwise.cpp, special_math.cpp and special_vec.cpp
+on tpu against CPU. The backwards are called directly: no OpInfo calls
+them, and the forwards' generated gradient checks reach them only with the
+default scalars and smooth samples. These inputs hit each branch's
 boundary (x = +-3, +-lambd, +-beta, +-delta), zeros, NaN and infinities,
 in every floating dtype, with non-default scalars and every reduction.
 Complex sinc and logaddexp: CPU's scalar formulas with glibc's complex

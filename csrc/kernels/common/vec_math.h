@@ -19,7 +19,18 @@
 //   log1p      log(1 + x) plus the rounding error of 1 + x divided by 1 + x;
 //   tanh       expm1(2|x|) / (expm1(2|x|) + 2), sign restored;
 //   erf        |x| < 1: x P(x^2); 1 <= |x| < 3.85: Q(|x| - 2.5); beyond: 1
-//              (least-squares fits on Chebyshev nodes: tools/fit_erf_float.py).
+//              (least-squares fits on Chebyshev nodes: tools/fit_erf_float.py);
+//   erfc       x >= 0: t e^(-x^2 + g(t)), t = 1 / (1 + x/2), g a fit of
+//              ln(erfcx(x) / t) (tools/fit_erf_float.py), x^2 split exactly
+//              into hi + lo; below 1/2: 1 - erf(x); below 0: 2 - erfc(-x);
+//   erfinv     Giles, "Approximating the erfinv function" (GPU Computing Gems,
+//              2011): a polynomial in w = -log(1 - x^2) or in sqrt(w);
+//   ndtri      sqrt(2) erfinv(2p - 1) as above, w formed from min(p, 1 - p);
+//              in the far tails a polynomial in 1/sqrt(-log p)
+//              (tools/fit_ndtri_float.py);
+//   lgamma     reflection below 0, a shift by rint(x) to lgamma(2 + d) =
+//              d P(d), |d| <= 1/2, below 8 (tools/fit_lgamma_float.py),
+//              Stirling's series from 8.
 #pragma once
 
 #include <bit>
@@ -199,9 +210,8 @@ __attribute__((always_inline)) inline float tanh_f(float x) {
 
 __attribute__((always_inline)) inline float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
 
-__attribute__((always_inline)) inline float erf_f(float x) {
-  const float a = std::fabs(x);
-  // |x| < 1: x P(x^2), relative error ~1.5e-7.
+// erf(a) for 0 <= a < 1: a P(a^2), relative error ~1.5e-7.
+__attribute__((always_inline)) inline float erf_small(float a) {
   const float z = a * a;
   float p = 7.89820988e-05f;
   p = std::fma(p, z, -0.000802435388f);
@@ -210,7 +220,12 @@ __attribute__((always_inline)) inline float erf_f(float x) {
   p = std::fma(p, z, 0.112836123f);
   p = std::fma(p, z, -0.376126289f);
   p = std::fma(p, z, 1.12837923f);
-  const float small = a * p;
+  return a * p;
+}
+
+__attribute__((always_inline)) inline float erf_f(float x) {
+  const float a = std::fabs(x);
+  const float small = erf_small(a);
   // 1 <= |x| < 3.85: Q(|x| - 2.5), absolute error ~9e-8.
   const float t = (a < 3.85f ? a : 3.85f) - 2.5f;
   float q = -8.70944041e-06f;
@@ -230,6 +245,151 @@ __attribute__((always_inline)) inline float erf_f(float x) {
   y = a >= 3.85f ? 1.0f : y;
   y = std::copysign(y, x);
   return x != x ? x : y;
+}
+
+// Relative error ~3e-7 down to float's smallest subnormal results (x ~ 10);
+// 0 from 10.1 on, 2 at -inf. Below |x| = 1/2, 1 -+ erf(|x|) (exact near 0).
+__attribute__((always_inline)) inline float erfc_f(float x) {
+  const float a = std::fabs(x);
+  const float ac = a < 10.1f ? a : 10.1f;  // erfc(10.1) < the smallest subnormal
+  const float t = 1.0f / std::fma(0.5f, ac, 1.0f);
+  const float s = t - 0.58f;
+  float g = -0.144046664f;
+  g = std::fma(g, s, 0.149554059f);
+  g = std::fma(g, s, 0.138198599f);
+  g = std::fma(g, s, -0.248747185f);
+  g = std::fma(g, s, -0.0469303392f);
+  g = std::fma(g, s, 0.296201706f);
+  g = std::fma(g, s, -0.0396199562f);
+  g = std::fma(g, s, -0.406902254f);
+  g = std::fma(g, s, 0.0947632268f);
+  g = std::fma(g, s, 1.36811888f);
+  g = std::fma(g, s, -0.563156784f);
+  const float hi = ac * ac;
+  const float lo = std::fma(ac, ac, -hi);  // x^2 = hi + lo exactly: e^-x^2 stays accurate up to x^2 ~ 100
+  float y = t * exp_f(-hi) * exp_f(g - lo);  // erfc(|x|)
+  y = a >= 10.1f ? 0.0f : y;
+  y = a < 0.5f ? 1.0f - erf_small(a) : y;
+  y = x < 0.0f ? 2.0f - y : y;
+  return x != x ? x : y;
+}
+
+// sin(pi r) / (pi r) for |r| <= 1/2, in u = r^2: Taylor's
+// sum_k (-pi^2 u)^k / (2k + 1)! to k = 6 (truncation < 5e-10).
+__attribute__((always_inline)) inline float sinpi_ratio(float u) {
+  constexpr double a = 9.8696044010893586;  // pi^2
+  float p = static_cast<float>(a * a * a * a * a * a / 6227020800.0);
+  p = std::fma(p, u, static_cast<float>(-a * a * a * a * a / 39916800.0));
+  p = std::fma(p, u, static_cast<float>(a * a * a * a / 362880.0));
+  p = std::fma(p, u, static_cast<float>(-a * a * a / 5040.0));
+  p = std::fma(p, u, static_cast<float>(a * a / 120.0));
+  p = std::fma(p, u, static_cast<float>(-a / 6.0));
+  return std::fma(p, u, 1.0f);
+}
+
+// Giles' erfinv(y) / y as a function of w = -log(1 - y^2).
+__attribute__((always_inline)) inline float erfinv_ratio(float w) {
+  const float a = w - 2.5f;  // w < 5: |y| < 0.9966
+  float p = 2.81022636e-08f;
+  p = std::fma(p, a, 3.43273939e-07f);
+  p = std::fma(p, a, -3.5233877e-06f);
+  p = std::fma(p, a, -4.39150654e-06f);
+  p = std::fma(p, a, 0.00021858087f);
+  p = std::fma(p, a, -0.00125372503f);
+  p = std::fma(p, a, -0.00417768164f);
+  p = std::fma(p, a, 0.246640727f);
+  p = std::fma(p, a, 1.50140941f);
+  const float b = std::sqrt(w) - 3.0f;  // the tails, up to 1 - |y| = 2^-24
+  float q = -0.000200214257f;
+  q = std::fma(q, b, 0.000100950558f);
+  q = std::fma(q, b, 0.00134934322f);
+  q = std::fma(q, b, -0.00367342844f);
+  q = std::fma(q, b, 0.00573950773f);
+  q = std::fma(q, b, -0.0076224613f);
+  q = std::fma(q, b, 0.00943887047f);
+  q = std::fma(q, b, 1.00167406f);
+  q = std::fma(q, b, 2.83297682f);
+  return w < 5.0f ? p : q;
+}
+
+// Relative error ~3e-7 (CPU's erfinv, Newton-refined: ~6e-8). NaN outside
+// [-1, 1], +-inf at +-1, -0 kept.
+__attribute__((always_inline)) inline float erfinv_f(float y) {
+  const float x = erfinv_ratio(-log_f((1.0f - y) * (1.0f + y))) * y;
+  const float ay = std::fabs(y);
+  const float r = ay == 1.0f ? std::copysign(kInf, y) : x;
+  return ay > 1.0f ? kNaN : r;  // NaN: x is NaN already
+}
+
+// Phi^-1(p), Phi the standard normal CDF: sqrt(2) erfinv(2p - 1), with
+// q = min(p, 1 - p) (1 - p is exact above 1/2) and w = -log(4 q (1 - q))
+// formed from q. Below q = 1e-7, past Giles' range: r P(1/r), r = sqrt(-log q)
+// = sqrt(w + log 4) (tools/fit_ndtri_float.py), down to the smallest
+// subnormal. Relative error ~3e-7; NaN outside [0, 1], -inf at 0, inf at 1.
+__attribute__((always_inline)) inline float ndtri_f(float p) {
+  const bool upper = p > 0.5f;
+  const float q = upper ? 1.0f - p : p;
+  const float w = -log_f(4.0f * q * (1.0f - q));
+  float x = 1.41421356f * erfinv_ratio(w) * (2.0f * q - 1.0f);  // 2q - 1 exact from q = 1/4
+  const float r = std::sqrt(w + 1.38629436f);
+  const float s = 1.0f / r - 0.17f;
+  float t = 15.4229345f;
+  t = std::fma(t, s, -5.37960482f);
+  t = std::fma(t, s, 2.00653291f);
+  t = std::fma(t, s, -1.18022585f);
+  t = std::fma(t, s, 1.18273556f);
+  t = std::fma(t, s, 0.624918103f);
+  t = std::fma(t, s, -1.35136259f);
+  x = q < 1e-7f ? t * r : x;
+  x = q == 0.0f ? -kInf : x;
+  x = upper ? -x : x;
+  return (p >= 0.0f) & (p <= 1.0f) ? x : kNaN;  // NaN too
+}
+
+// log|Gamma(x)|, a few ulp except near its zeros (1, 2, and between the poles
+// below -2), where the error is ~1e-7 absolute (CPU's SLEEF lgammaf: 1 ulp).
+// x < 0: Gamma(x) Gamma(1 - x) = pi / sin(pi x), so with t = x - rint(x)
+// (exact), lgamma(x) = -log(|t| sinpi_ratio(t^2)) - lgamma(1 - x), and
+// below -1 lgamma(1 - x) = log(-x) + lgamma(-x) (-x is exact, 1 - x is
+// not); inf at the poles (t = 0: every x below -2^23), at -inf and at +-0.
+__attribute__((always_inline)) inline float lgamma_f(float x) {
+  const bool neg = x < 0.0f;
+  const float w = neg ? (x > -1.0f ? 1.0f - x : -x) : x;
+  // w < 8: w = n + d, n = rint(w), d exact. Gamma(w) is Gamma(2 + d) times
+  // (2 + d) ... (n - 1 + d) for n >= 2, divided by w for n = 1 and by
+  // w (w + 1) for n = 0 (d = w).
+  const bool small = w < 8.0f;
+  const float ws = small ? w : 1.0f;
+  const float n = rint_f(ws);
+  const float d = ws - n;
+  float prod = 1.0f;
+  for (int k = 2; k < 8; ++k) prod *= n > static_cast<float>(k) ? static_cast<float>(k) + d : 1.0f;
+  const float div = n == 0.0f ? ws * (ws + 1.0f) : ws;
+  const float l = log_f(small ? (n >= 2.0f ? prod : div) : w);  // one log for both branches
+  // lgamma(2 + d) / d on [-1/2, 1/2] (tools/fit_lgamma_float.py)
+  float p = 0.000120733741f;
+  p = std::fma(p, d, -0.000253787672f);
+  p = std::fma(p, d, 0.000502431649f);
+  p = std::fma(p, d, -0.00118587469f);
+  p = std::fma(p, d, 0.00289156171f);
+  p = std::fma(p, d, -0.00738617172f);
+  p = std::fma(p, d, 0.0205807462f);
+  p = std::fma(p, d, -0.06735228f);
+  p = std::fma(p, d, 0.322467029f);
+  p = std::fma(p, d, 0.422784328f);
+  const float lo = std::fma(d, p, n >= 2.0f ? l : -l);
+  // Stirling: (w - 1/2)(log w - 1) (no early overflow) + (log(2 pi) - 1) / 2
+  // + 1/(12 w) - 1/(360 w^3) + 1/(1260 w^5).
+  const float r = 1.0f / w, r2 = r * r;
+  const float series = r * (1.0f / 12 - r2 * (1.0f / 360 - r2 * (1.0f / 1260)));
+  const float hi = std::fma(w - 0.5f, l - 1.0f, 0.418938533f + series);
+  float y = small ? lo : hi;
+  const float t = x - rint_f(x);
+  const float yneg = -log_f(std::fabs(t) * sinpi_ratio(t * t) * (x > -1.0f ? 1.0f : w)) - y;
+  y = neg ? yneg : y;
+  y = neg & ((t == 0.0f) | (x == -kInf)) ? kInf : y;
+  // CPU (SLEEF's vectorized lgammaf) overflows from here, not at 4.085e36
+  return x >= 0x1.84c274p+121f ? kInf : y;
 }
 
 }  // namespace vmath

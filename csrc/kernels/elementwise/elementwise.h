@@ -155,10 +155,10 @@ namespace torch_tpu::kernels {
   X(Copysign, BASE) \
   X(Heaviside, BASE)            /* (x, values) */ \
   X(Sinc, BASE) \
-  X(Lgamma, BASE) \
-  X(Erfc, BASE) \
+  X(Lgamma, ISA)                /* special_vec.cpp */ \
+  X(Erfc, ISA)                  /* special_vec.cpp */ \
   X(Digamma, BASE) \
-  X(Erfinv, BASE) \
+  X(Erfinv, ISA)                /* special_vec.cpp */ \
   X(Logit, BASE)                /* (args: eps; < 0: none) */ \
   X(LogitBackward, BASE)        /* (grad, x)   (args: eps) */ \
   /* --- more pointwise nn ops (kernels/elementwise/nn_pointwise.cpp) --- */ \
@@ -175,10 +175,10 @@ namespace torch_tpu::kernels {
   X(RenormScale, BASE)          /* (norm): norm > maxnorm ? maxnorm / (norm + 1e-7) : 1   (args: maxnorm) */ \
   X(Sgn, BASE)                  /* complex: a / |a| (0 at 0); sign for other dtypes */ \
   /* --- special functions of torch.special (kernels/elementwise/special_functions.cpp) --- */ \
-  X(I0, BASE) \
-  X(SpecialI0e, BASE) \
-  X(SpecialI1, BASE) \
-  X(SpecialI1e, BASE) \
+  X(I0, ISA)                    /* special_vec.cpp */ \
+  X(SpecialI0e, ISA)            /* special_vec.cpp */ \
+  X(SpecialI1, ISA)             /* special_vec.cpp */ \
+  X(SpecialI1e, ISA)            /* special_vec.cpp */ \
   X(SpecialNdtri, BASE) \
   X(SpecialLogNdtr, BASE) \
   X(SpecialErfcx, BASE) \

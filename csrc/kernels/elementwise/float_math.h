@@ -1,6 +1,8 @@
 // Shared pieces of the floating-point elementwise ops of nn_pointwise.cpp,
-// special_math.cpp, special_functions.cpp and special_bessel.cpp. Private to
-// the kernel library; include after kernels/common/fp_contract.h.
+// special_math.cpp, special_functions.cpp, special_bessel.cpp and
+// special_vec.cpp. Private to the kernel library; include after
+// kernels/common/fp_contract.h. In the ISA namespace (isa.h): special_vec.cpp
+// is compiled per ISA.
 #pragma once
 
 #include <cmath>
@@ -12,6 +14,7 @@
 #include "kernels/elementwise/unary.h"
 
 namespace torch_tpu::kernels::ew {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 
 // An op over floating compute dtypes: kIn inputs, kA scalar arguments.
 template <ElementwiseOp kO, int kIn, int kA = 0>
@@ -73,8 +76,8 @@ inline T digamma_of(T x) {
 }
 
 // ---- modified Bessel functions of the first kind, orders 0 and 1 -------------
-// Shared by i0, i0e, i1, i1e (special_functions.cpp) and modified_bessel_i0/i1
-// and the K functions (special_bessel.cpp).
+// Shared by i0, i0e, i1, i1e (special_vec.cpp) and modified_bessel_i0/i1 and
+// the K functions (special_bessel.cpp).
 //
 // For 0 <= x <= split, the power series (DLMF 10.25.2)
 //   I_nu(x) = (x/2)^nu sum_k (x^2/4)^k / (k! (k + nu)!),
@@ -82,9 +85,11 @@ inline T digamma_of(T x) {
 // expansion (DLMF 10.40.1)
 //   I_nu(x) = e^x / sqrt(2 pi x) sum_k t_k,  t_0 = 1,
 //   t_k = -t_{k-1} (4 nu^2 - (2k - 1)^2) / (8 k x).
-// The term counts are fixed (no data-dependent loop, so the loops vectorize);
-// chosen with the relative truncation error below 1e-16 (double: split 21,
-// 42 and 24 terms) or 1e-9 (float: split 12, 26 and 12 terms).
+// Both are computed and one is selected: with fixed term counts (the Horner
+// loops unrolled) the op's loop vectorizes. The counts keep the relative
+// truncation error below 1e-16 (double: split 21, 42 and 24 terms) or 1e-9
+// (float: split 12, 19 and 11 terms; float's smallest series coefficient,
+// 1/(19! 20!), is still a normal float).
 
 template <int kTerms, int kNu>
 struct SeriesCoef {
@@ -102,12 +107,14 @@ struct SeriesCoef {
 template <int kTerms, int kNu>
 inline constexpr SeriesCoef<kTerms, kNu> kSeriesCoef{};
 
-// sum_k (x^2/4)^k / (k! (k + nu)!) (without the (x/2)^nu).
-template <int kTerms, int kNu>
-inline double bessel_series(double x) {
-  const double y = 0.25 * x * x;
-  double s = 0;
-  for (int k = kTerms; k >= 0; --k) s = s * y + kSeriesCoef<kTerms, kNu>.c[k];
+// sum_k (x^2/4)^k / (k! (k + nu)!) (without the (x/2)^nu), in T.
+template <int kTerms, int kNu, typename T>
+inline T bessel_series(T x) {
+  const T y = T(0.25) * x * x;
+  T s = 0;
+  // GCC unrolls at most 16 iterations by itself; unrolled, the op's loop vectorizes
+#pragma GCC unroll 64
+  for (int k = kTerms; k >= 0; --k) s = s * y + static_cast<T>(kSeriesCoef<kTerms, kNu>.c[k]);
   return s;
 }
 
@@ -127,12 +134,13 @@ struct AsymCoef {
 template <int kTerms, int kNu>
 inline constexpr AsymCoef<kTerms, kNu> kAsymCoef{};
 
-// sum_k t_k of the asymptotic expansion, by Horner in 1/x.
-template <int kTerms, int kNu>
-inline double bessel_asymptotic(double x) {
-  const double z = 1.0 / x;
-  double s = 0;
-  for (int k = kTerms; k >= 0; --k) s = s * z + kAsymCoef<kTerms, kNu>.c[k];
+// sum_k t_k of the asymptotic expansion, by Horner in 1/x, in T.
+template <int kTerms, int kNu, typename T>
+inline T bessel_asymptotic(T x) {
+  const T z = T(1) / x;
+  T s = 0;
+#pragma GCC unroll 64
+  for (int k = kTerms; k >= 0; --k) s = s * z + static_cast<T>(kAsymCoef<kTerms, kNu>.c[k]);
   return s;
 }
 
@@ -157,36 +165,51 @@ struct BesselTerms {  // double
 template <>
 struct BesselTerms<float> {
   static constexpr double kSplit = 12;
-  static constexpr int kSeries = 26;
-  static constexpr int kAsym = 12;
+  static constexpr int kSeries = 19;
+  static constexpr int kAsym = 11;
 };
 
-// e^-x I_nu(x) for x = |input| >= 0 (NaN stays NaN: the asymptotic branch).
+// e^-x I_nu(x) for x = |input| >= 0, in M itself (NaN stays NaN: the
+// asymptotic branch). Float's rounding (a few ulp) is far inside the default
+// tolerances of these values, all below 1 (CPU's float i1e itself is up to
+// 13 ulps off).
 template <typename M, int kNu>
-inline double bessel_i_scaled(double ax) {
+inline M bessel_i_scaled(M ax) {
   using T = BesselTerms<M>;
-  const double half_x_nu = kNu == 0 ? 1.0 : 0.5 * ax;
-  const double series = half_x_nu * bessel_series<T::kSeries, kNu>(ax) * exp_in<M>(-ax);
-  const double asym = bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(2 * std::numbers::pi * ax);
-  return ax <= T::kSplit ? series : asym;
+  constexpr M kSplit = static_cast<M>(T::kSplit);
+  const M half_x_nu = kNu == 0 ? M(1) : M(0.5) * ax;
+  // e^-x stops at the split, where the series stops being used: below e^-12
+  // float's e^-x would reach slow subnormals.
+  const M series = half_x_nu * bessel_series<T::kSeries, kNu>(ax) * exp_of(-(ax < kSplit ? ax : kSplit));
+  if constexpr (!std::is_same_v<M, float>) {
+    if (ax <= kSplit) return series;  // double calls libm (no vector loop): one branch only
+  }
+  const M asym = bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(M(2 * std::numbers::pi) * ax);
+  return ax <= kSplit ? series : asym;
 }
 
-// I_nu(x) for x = |input| >= 0. CPU computes e^x in the compute precision and
-// multiplies: the result is inf as soon as e^x overflows (x > log(max)), even
-// where I_nu(x) itself would still be finite, and NaN at inf (inf / inf).
+// I_nu(x) for x = |input| >= 0, in double (CPU's float I1 is up to 13 ulps
+// off: ours stays within an ulp, so that the two stay within tolerance).
+// CPU computes e^x in the compute precision and multiplies: the result is inf
+// as soon as e^x overflows (x > log(max)), even where I_nu(x) itself would
+// still be finite, and NaN at inf (inf / inf).
 template <typename M, int kNu>
 inline double bessel_i(double ax) {
   using T = BesselTerms<M>;
   constexpr double kExpOverflow = std::is_same_v<M, float> ? 88.72283935546875 : 709.782712893384;
   const double half_x_nu = kNu == 0 ? 1.0 : 0.5 * ax;
-  if (ax <= T::kSplit) return half_x_nu * bessel_series<T::kSeries, kNu>(ax);
-  if (ax > kExpOverflow) {
-    return std::isinf(ax) ? std::numeric_limits<double>::quiet_NaN()  // CPU: e^inf / sqrt(inf)
-                          : std::numeric_limits<double>::infinity();
+  const double series = half_x_nu * bessel_series<T::kSeries, kNu>(ax);
+  if constexpr (!std::is_same_v<M, float>) {
+    if (ax <= T::kSplit) return series;  // double calls libm (no vector loop): one branch only
   }
   // Divided before e^x multiplies: just below double's overflow, e^x times
   // I0's sum (1 + 1/(8x) + ...) would overflow where I0 itself does not.
-  return exp_in<M>(ax) * (bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(2 * std::numbers::pi * ax));
+  const double e = exp_in<M>(ax < kExpOverflow ? ax : kExpOverflow);
+  const double asym = e * (bessel_asymptotic<T::kAsym, kNu>(ax) / std::sqrt(2 * std::numbers::pi * ax));
+  double r = ax <= T::kSplit ? series : asym;
+  r = ax > kExpOverflow ? std::numeric_limits<double>::infinity() : r;
+  return ax == std::numeric_limits<double>::infinity() ? std::numeric_limits<double>::quiet_NaN() : r;  // CPU: e^inf / sqrt(inf)
 }
 
+}  // namespace TORCH_TPU_ISA
 }  // namespace torch_tpu::kernels::ew

@@ -1,7 +1,7 @@
-// Elementwise special functions of torch.special: the modified Bessel
-// functions i0, i0e, i1, i1e; the normal distribution's ndtri and log_ndtr;
-// erfcx; entr and xlog1py; polygamma and the Hurwitz zeta. CPU's kernels are
-// ATen/native/cpu/UnaryOpsKernel.cpp and BinaryOpsKernel.cpp over
+// Elementwise special functions of torch.special: the normal distribution's
+// ndtri and log_ndtr; erfcx; entr and xlog1py; polygamma and the Hurwitz
+// zeta (the modified Bessel functions i0, i0e, i1, i1e: special_vec.cpp).
+// CPU's kernels are ATen/native/cpu/UnaryOpsKernel.cpp and BinaryOpsKernel.cpp over
 // ATen/native/Math.h; their special values (0, ±inf, NaN, poles, out-of-
 // domain arguments, overflow of e^x) are matched exactly, the values
 // themselves are computed here from the functions' definitions (power series,
@@ -22,9 +22,6 @@ namespace {
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr double kNaND = std::numeric_limits<double>::quiet_NaN();
 
-// The modified Bessel functions I0 and I1 (bessel_i, bessel_i_scaled) are in
-// float_math.h, shared with special_bessel.cpp.
-
 // An op of one floating input computed in double (float16/bfloat16 through
 // float, as CPU upcasts them) and rounded once; F(M tag, double) -> double.
 template <ElementwiseOp kO, typename F>
@@ -35,43 +32,6 @@ struct DoubleUnaryOp : FloatingOp<kO, 1> {
     explicit Fn(const ScalarArgs&) {}
     M operator()(M x) const { return static_cast<M>(F::template f<M>(static_cast<double>(x))); }
   };
-};
-
-struct I0Impl {
-  template <typename M>
-  static double f(double x) { return bessel_i<M, 0>(std::fabs(x)); }
-};
-struct I0eImpl {
-  template <typename M>
-  static double f(double x) { return bessel_i_scaled<M, 0>(std::fabs(x)); }
-};
-// Odd: CPU negates for x < 0 (so -0 gives +0).
-struct I1Impl {
-  template <typename M>
-  static double f(double x) {
-    const double r = bessel_i<M, 1>(std::fabs(x));
-    return x < 0 ? -r : r;
-  }
-};
-struct I1eImpl {
-  template <typename M>
-  static double f(double x) {
-    const double r = bessel_i_scaled<M, 1>(std::fabs(x));
-    return x < 0 ? -r : r;
-  }
-};
-
-struct I0Op : DoubleUnaryOp<ElementwiseOp::kI0, I0Impl> {
-  static constexpr const char* kName = "i0";
-};
-struct SpecialI0eOp : DoubleUnaryOp<ElementwiseOp::kSpecialI0e, I0eImpl> {
-  static constexpr const char* kName = "special_i0e";
-};
-struct SpecialI1Op : DoubleUnaryOp<ElementwiseOp::kSpecialI1, I1Impl> {
-  static constexpr const char* kName = "special_i1";
-};
-struct SpecialI1eOp : DoubleUnaryOp<ElementwiseOp::kSpecialI1e, I1eImpl> {
-  static constexpr const char* kName = "special_i1e";
 };
 
 // ---- erfcx, log_ndtr, ndtri ---------------------------------------------------
@@ -120,21 +80,20 @@ inline double log_ndtr_of(double x) {
   return std::log1p(-std::erfc(t) / 2);
 }
 
-// Phi^-1(p) = sqrt(2) erfinv(2p - 1): NaN outside [0, 1], -inf at 0, inf at
-// 1. With q = min(p, 1 - p) (1 - p is exact for p >= 1/2):
-//   - q >= 1e-7 (float's erfinv domain): Giles' single-precision erfinv
-//     ("Approximating the erfinv function", GPU Computing Gems, 2011;
-//     erfinv's start in special_math.cpp), with w = -ln(1 - y^2) =
-//     -ln(4 q (1 - q)) formed from q: a few 1e-7 relative, float's result as
-//     it is, double's after one Halley step;
+// Phi^-1(p) = sqrt(2) erfinv(2p - 1) in double (float: vec_math.h's ndtri_f,
+// which vectorizes): NaN outside [0, 1], -inf at 0, inf at 1. With
+// q = min(p, 1 - p) (1 - p is exact for p >= 1/2):
+//   - q >= 1e-7: Giles' single-precision erfinv ("Approximating the erfinv
+//     function", GPU Computing Gems, 2011; vec_math.h's erfinv_ratio, here
+//     in double), with w = -ln(1 - y^2) = -ln(4 q (1 - q)) formed from q (a
+//     few 1e-7 relative), then one Halley step;
 //   - deeper tails: Abramowitz & Stegun 26.2.23 in t = sqrt(-2 ln q)
-//     (|error| < 4.5e-4), then one Halley step for float, two for double.
+//     (|error| < 4.5e-4), then two Halley steps.
 // The Halley step on Phi(x) = q,
 //   u = (Phi(x) - q) / phi(x),  x <- x - u / (1 + x u / 2),
 // uses Phi / phi = sqrt(pi / 2) erfcx(-x / sqrt(2)) and Phi(x) - q =
 // -Phi(x) expm1(ln q - ln Phi(x)), so that no step under- or overflows, down
 // to the smallest subnormal q (cubic convergence).
-template <bool kDouble>
 inline double ndtri_of(double p) {
   if (!(p >= 0.0 && p <= 1.0)) return kNaND;
   if (p == 0.0) return -kInfD;
@@ -144,9 +103,7 @@ inline double ndtri_of(double p) {
   double x;  // Phi^-1(q) <= 0
   int steps;
   if (q >= 1e-7) {
-    // float: vec_math.h's float log (its error is far below the approximation's)
-    const double v = 4.0 * q * (1.0 - q);
-    double w = kDouble ? -std::log(v) : -static_cast<double>(log_of(static_cast<float>(v))), poly;
+    double w = -std::log(4.0 * q * (1.0 - q)), poly;
     if (w < 5.0) {
       w -= 2.5;
       poly = 2.81022636e-08;
@@ -163,21 +120,19 @@ inline double ndtri_of(double p) {
       }
     }
     x = std::numbers::sqrt2 * poly * (2.0 * q - 1.0);  // 2q - 1 exact for q in [1/4, 1/2]
-    steps = kDouble ? 1 : 0;
+    steps = 1;
   } else {
     const double t = std::sqrt(-2.0 * std::log(q));
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
                   (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
-    steps = kDouble ? 2 : 1;
+    steps = 2;
   }
-  if (steps > 0) {
-    const double log_q = std::log(q);
-    for (int i = 0; i < steps; ++i) {
-      const double r = erfcx_of<double>(-x * (std::numbers::sqrt2 / 2));
-      const double log_phi_cdf = std::log(0.5 * r) - 0.5 * x * x;
-      const double u = std::sqrt(std::numbers::pi / 2) * r * -std::expm1(log_q - log_phi_cdf);
-      x -= u / (1.0 + 0.5 * x * u);
-    }
+  const double log_q = std::log(q);
+  for (int i = 0; i < steps; ++i) {
+    const double r = erfcx_of<double>(-x * (std::numbers::sqrt2 / 2));
+    const double log_phi_cdf = std::log(0.5 * r) - 0.5 * x * x;
+    const double u = std::sqrt(std::numbers::pi / 2) * r * -std::expm1(log_q - log_phi_cdf);
+    x -= u / (1.0 + 0.5 * x * u);
   }
   return upper ? -x : x;
 }
@@ -203,10 +158,6 @@ struct LogNdtrImpl {
     return log_ndtr_of(x);
   }
 };
-struct NdtriImpl {
-  template <typename M>
-  static double f(double p) { return ndtri_of<!std::is_same_v<M, float>>(p); }
-};
 
 // float and double only, as CPU's AT_DISPATCH_FLOATING_TYPES.
 template <ElementwiseOp kO, typename F>
@@ -221,8 +172,22 @@ struct SpecialErfcxOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialErfcx, Erf
 struct SpecialLogNdtrOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialLogNdtr, LogNdtrImpl> {
   static constexpr const char* kName = "special_log_ndtr";
 };
-struct SpecialNdtriOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialNdtri, NdtriImpl> {
+struct SpecialNdtriOp : FloatingOp<ElementwiseOp::kSpecialNdtri, 1> {
   static constexpr const char* kName = "special_ndtri";
+  template <typename C>
+  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const ScalarArgs&) {}
+    __attribute__((always_inline)) M operator()(M p) const {
+      if constexpr (std::is_same_v<M, float>) {
+        return vmath::ndtri_f(p);
+      } else {
+        return ndtri_of(p);
+      }
+    }
+  };
 };
 
 // ---- entr, xlog1py ---------------------------------------------------------------
@@ -373,10 +338,6 @@ struct PolygammaOp : FloatingOp<ElementwiseOp::kPolygamma, 1, 1> {
 
 }  // namespace
 
-constinit const OpEntry kI0Entry = make_entry<I0Op>();
-constinit const OpEntry kSpecialI0eEntry = make_entry<SpecialI0eOp>();
-constinit const OpEntry kSpecialI1Entry = make_entry<SpecialI1Op>();
-constinit const OpEntry kSpecialI1eEntry = make_entry<SpecialI1eOp>();
 constinit const OpEntry kSpecialNdtriEntry = make_entry<SpecialNdtriOp>();
 constinit const OpEntry kSpecialLogNdtrEntry = make_entry<SpecialLogNdtrOp>();
 constinit const OpEntry kSpecialErfcxEntry = make_entry<SpecialErfcxOp>();

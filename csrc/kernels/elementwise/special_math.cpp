@@ -1,10 +1,10 @@
 // Elementwise special functions and sign/step ops: logaddexp, logaddexp2,
-// copysign, heaviside, sinc, lgamma, erfc, digamma, erfinv, logit (+ backward), as CPU's kernels in
-// ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp. Floating ops
-// compute in opmath (float for float16/bfloat16, rounded once); logaddexp and
-// sinc also take complex64/complex128 (CPU's scalar formulas); lgamma and
-// erfc call libm as CPU's scalar loops do, the rest use vec_math.h's
-// vectorizing float functions (a few ulp from CPU's SLEEF).
+// copysign, heaviside, sinc, digamma, logit (+ backward), as CPU's kernels in
+// ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp (lgamma, erfc
+// and erfinv: special_vec.cpp). Floating ops compute in opmath (float for
+// float16/bfloat16, rounded once), with vec_math.h's vectorizing float
+// functions (a few ulp from CPU's SLEEF); logaddexp and sinc also take
+// complex64/complex128 (CPU's scalar formulas).
 #include "kernels/common/fp_contract.h"  // first, see there
 
 #include <cmath>
@@ -135,26 +135,6 @@ struct SincOp : FloatingOp<ElementwiseOp::kSinc, 1> {
   };
 };
 
-struct LgammaOp : FloatingOp<ElementwiseOp::kLgamma, 1> {
-  static constexpr const char* kName = "lgamma";
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M x) const { return std::lgamma(x); }
-  };
-};
-
-struct ErfcOp : FloatingOp<ElementwiseOp::kErfc, 1> {
-  static constexpr const char* kName = "erfc";
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M x) const { return std::erfc(x); }
-  };
-};
-
 struct DigammaOp : FloatingOp<ElementwiseOp::kDigamma, 1> {
   static constexpr const char* kName = "digamma";
   template <typename C>
@@ -164,49 +144,6 @@ struct DigammaOp : FloatingOp<ElementwiseOp::kDigamma, 1> {
     // float too is computed in double and rounded once: CPU's float digamma
     // agrees with its double one to an ulp, near the poles included.
     M operator()(M x) const { return static_cast<M>(digamma_of(static_cast<double>(x))); }
-  };
-};
-
-// The inverse of erf on (-1, 1), ±inf at ±1, NaN outside: Giles' single-
-// precision approximation ("Approximating the erfinv function", GPU Computing
-// Gems, 2011) as the start, then Newton steps on erf(x) - y in double (two
-// for double, one for float), so both are within an ulp or two of CPU's.
-template <typename T>
-T erfinv_of(T y) {
-  if (!(y >= T(-1) && y <= T(1))) return std::numeric_limits<T>::quiet_NaN();
-  if (y == T(1) || y == T(-1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
-  const double yd = static_cast<double>(y);
-  double w = -std::log((1.0 - yd) * (1.0 + yd)), p;
-  if (w < 5.0) {
-    w -= 2.5;
-    p = 2.81022636e-08;
-    for (const double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                           -0.00417768164, 0.246640727, 1.50140941}) {
-      p = c + p * w;
-    }
-  } else {
-    w = std::sqrt(w) - 3.0;
-    p = -0.000200214257;
-    for (const double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                           0.00943887047, 1.00167406, 2.83297682}) {
-      p = c + p * w;
-    }
-  }
-  double x = p * yd;
-  const double two_over_sqrt_pi = 2.0 / std::sqrt(std::numbers::pi);
-  for (int i = 0; i < (std::is_same_v<T, double> ? 2 : 1); ++i) {
-    x -= (std::erf(x) - yd) / (two_over_sqrt_pi * std::exp(-x * x));
-  }
-  return static_cast<T>(x);
-}
-
-struct ErfinvOp : FloatingOp<ElementwiseOp::kErfinv, 1> {
-  static constexpr const char* kName = "erfinv";
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M x) const { return erfinv_of(x); }
   };
 };
 
@@ -297,10 +234,7 @@ constinit const OpEntry kLogaddexp2Entry = make_entry<Logaddexp2Op>();
 constinit const OpEntry kCopysignEntry = make_entry<CopysignOp>();
 constinit const OpEntry kHeavisideEntry = make_entry<HeavisideOp>();
 constinit const OpEntry kSincEntry = make_entry<SincOp>();
-constinit const OpEntry kLgammaEntry = make_entry<LgammaOp>();
-constinit const OpEntry kErfcEntry = make_entry<ErfcOp>();
 constinit const OpEntry kDigammaEntry = make_entry<DigammaOp>();
-constinit const OpEntry kErfinvEntry = make_entry<ErfinvOp>();
 constinit const OpEntry kLogitEntry = make_entry<LogitOp>();
 constinit const OpEntry kLogitBackwardEntry = make_entry<LogitBackwardOp>();
 constinit const OpEntry kSignbitEntry = make_entry<SignbitOp>();

@@ -73,9 +73,112 @@ TEST(vec_math_log_family_within_a_few_ulp) {
   sweep("log1p", vm::log1p_f, [](double x) { return std::log1p(x); }, 2);
 }
 
-TEST(vec_math_tanh_erf_within_a_few_ulp) {
+TEST(vec_math_tanh_erf_erfc_within_a_few_ulp) {
   sweep("tanh", vm::tanh_f, [](double x) { return std::tanh(x); }, 3);
   sweep("erf", vm::erf_f, [](double x) { return std::erf(x); }, 3);
+  sweep("erfc", vm::erfc_f, [](double x) { return std::erfc(x); }, 6);
+}
+
+namespace {
+
+// Every 997th float bit pattern of both signs, as sweep() visits them.
+template <typename F>
+void for_sweep(F f) {
+  for (uint64_t b = 0; b < (1ull << 32); b += 997) {
+    float x;
+    const uint32_t bits = static_cast<uint32_t>(b);
+    std::memcpy(&x, &bits, 4);
+    f(x);
+  }
+}
+
+}  // namespace
+
+// Near its zeros (1, 2, and beside the poles below -2) lgamma is a
+// difference of larger terms (log|t sin(pi x)| and lgamma(-x) below 0), so
+// the bound there is in ulps of those terms' size, not of the result.
+TEST(vec_math_lgamma_within_a_few_ulp_of_its_terms) {
+  double worst = 0;
+  float worst_x = 0;
+  for_sweep([&](float x) {
+    const double ref = std::lgamma(static_cast<double>(x));
+    const float got = vm::lgamma_f(x);
+    if (!std::isfinite(ref) || x >= 4.0371103e36f) {
+      // NaN, poles, +-inf; CPU's float lgamma overflows from 4.0371103e36
+      CHECK_MSG((std::isnan(ref) && std::isnan(got)) || got == std::numeric_limits<float>::infinity(),
+                "lgamma special value at x = " + std::to_string(x));
+      return;
+    }
+    const double ax = std::fabs(static_cast<double>(x));
+    const double scale = std::fabs(ref) + (x < 0 ? std::fabs(std::lgamma(ax)) + 1 : 0.5);
+    const double e = std::fabs(got - ref) / (scale * 0x1p-23);
+    if (e > worst) {
+      worst = e;
+      worst_x = x;
+    }
+  });
+  CHECK_MSG(worst <= 4, "lgamma: " + std::to_string(worst) + " ulp at x = " + std::to_string(worst_x));
+  CHECK_EQ(vm::lgamma_f(1.0f), 0.0f);
+  CHECK_EQ(vm::lgamma_f(2.0f), 0.0f);
+  CHECK_EQ(vm::lgamma_f(0.0f), std::numeric_limits<float>::infinity());
+  CHECK_EQ(vm::lgamma_f(-0.0f), std::numeric_limits<float>::infinity());
+  CHECK_EQ(vm::lgamma_f(-3.0f), std::numeric_limits<float>::infinity());
+  CHECK_EQ(vm::lgamma_f(-std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
+  CHECK(std::isfinite(vm::lgamma_f(4.037e36f)));
+  CHECK_EQ(vm::lgamma_f(4.0371103e36f), std::numeric_limits<float>::infinity());
+}
+
+// The reference: one Newton step in double from the result, on erf(x) = y.
+TEST(vec_math_erfinv_within_a_few_ulp) {
+  double worst = 0;
+  float worst_x = 0;
+  for_sweep([&](float y) {
+    const float got = vm::erfinv_f(y);
+    if (!(std::fabs(y) < 1.0f)) {
+      const bool ok = std::fabs(y) == 1.0f ? got == std::copysign(std::numeric_limits<float>::infinity(), y)
+                                          : std::isnan(got);
+      CHECK_MSG(ok, "erfinv special value at y = " + std::to_string(y));
+      return;
+    }
+    const double x = got;
+    const double ref = x - (std::erf(x) - y) / (1.1283791670955126 * std::exp(-x * x));
+    const double e = ulps(got, ref);
+    if (e > worst) {
+      worst = e;
+      worst_x = y;
+    }
+  });
+  CHECK_MSG(worst <= 6, "erfinv: " + std::to_string(worst) + " ulp at y = " + std::to_string(worst_x));
+  CHECK(std::signbit(vm::erfinv_f(-0.0f)) && vm::erfinv_f(-0.0f) == 0.0f);
+  CHECK_EQ(vm::erfc_f(0.0f), 1.0f);
+  CHECK_EQ(vm::erfc_f(-std::numeric_limits<float>::infinity()), 2.0f);
+  CHECK_EQ(vm::erfc_f(std::numeric_limits<float>::infinity()), 0.0f);
+  CHECK_EQ(vm::erfc_f(11.0f), 0.0f);
+}
+
+// The reference: one Newton step in double from the result, on Phi(x) = p.
+TEST(vec_math_ndtri_within_a_few_ulp) {
+  double worst = 0;
+  float worst_x = 0;
+  for_sweep([&](float p) {
+    const float got = vm::ndtri_f(p);
+    if (!(p > 0.0f && p < 1.0f)) {
+      const float inf = std::numeric_limits<float>::infinity();
+      const bool ok = p == 0.0f ? got == -inf : (p == 1.0f ? got == inf : std::isnan(got));
+      CHECK_MSG(ok, "ndtri special value at p = " + std::to_string(p));
+      return;
+    }
+    const double x = got;
+    const double pdf = std::exp(-0.5 * x * x) * 0.3989422804014327;
+    const double ref = x - (0.5 * std::erfc(-x * 0.7071067811865476) - p) / pdf;
+    const double e = ulps(got, ref);
+    if (e > worst) {
+      worst = e;
+      worst_x = p;
+    }
+  });
+  CHECK_MSG(worst <= 5, "ndtri: " + std::to_string(worst) + " ulp at p = " + std::to_string(worst_x));
+  CHECK_EQ(vm::ndtri_f(0.5f), 0.0f);
 }
 
 TEST(vec_math_keeps_signed_zeros_and_exact_points) {
