@@ -235,6 +235,33 @@ def test_compiled_kernel_runs_on_the_current_stream():
     torch.testing.assert_close(out.cpu(), x.cpu() * 3 + 1)
 
 
+def test_graph_mixing_cpu_and_tpu_kernels():
+    # The CPU part (after .cpu()) gets host kernels, the tpu part launches;
+    # equal kernel sources for both devices must not be shared.
+    fn = torch.compile(lambda x: ((x.cpu() + 1).to("tpu") * 2, x.cpu() * 3, (x * 3).sin()))
+    x = torch.randn(16, device="tpu")
+    with torch_tpu.no_fallback():
+        a, b, c = fn(x)
+    xc = x.cpu()
+    assert (a.device.type, b.device.type, c.device.type) == ("tpu", "cpu", "tpu")
+    torch.testing.assert_close(a.cpu(), (xc + 1) * 2)
+    torch.testing.assert_close(b, xc * 3)
+    torch.testing.assert_close(c.cpu(), (xc * 3).sin())
+    assert _graph_breaks() == 0
+
+
+def test_attention_uses_tpu_extern_kernels():
+    def attn(q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    q, k, v = (torch.randn(2, 4, 16, 8, generator=torch.Generator().manual_seed(i)) for i in range(3))
+    with torch_tpu.no_fallback():
+        out, (code,) = run_and_get_code(torch.compile(attn), q.to("tpu"), k.to("tpu"), v.to("tpu"))
+    assert "extern_kernels.bmm(" in code, code  # the tpu aten bmm, on the stream
+    torch.testing.assert_close(out.cpu(), attn(q, k, v), rtol=1e-5, atol=1e-5)
+    assert _graph_breaks() == 0
+
+
 # ------------------------------------------------------------- custom ops --
 
 def test_custom_ops_stay_single_nodes():

@@ -20,6 +20,11 @@ from torch._inductor.codegen.wrapper import PythonWrapperCodegen, SubgraphPython
 from torch._inductor.virtualized import V
 
 _PYBINDING = "async_compile.cpp_pybinding("
+# Marks the sources TpuScheduling generates: a graph that also computes on
+# the CPU (after x.cpu()) gets CPU kernels from CppScheduling in the same
+# wrapper, and those must stay host calls. The mark also keeps Inductor from
+# reusing one kernel for both devices (it dedups kernels by source).
+_TPU_MARK = "// torch_tpu: a tpu device kernel, launched on the current stream\n"
 
 
 # --------------------------------------------------------------- kernels --
@@ -83,7 +88,7 @@ class _TpuKernelCalls:
 
     def define_kernel(self, kernel_name, kernel_body, metadata=None, gpu=True,
                       cpp_definition=None):
-        if not gpu and kernel_body.startswith(_PYBINDING):
+        if not gpu and kernel_body.startswith(_PYBINDING) and _TPU_MARK in kernel_body:
             kernel_body = f"tpu_cpp_kernel({kernel_name!r}, " + kernel_body[len(_PYBINDING):]
         super().define_kernel(kernel_name, kernel_body, metadata, gpu, cpp_definition)
 
@@ -117,7 +122,10 @@ class TpuSubgraphWrapperCodegen(_TpuKernelCalls, SubgraphPythonWrapperCodegen):
 
 
 class TpuScheduling(CppScheduling):
-    """CppScheduling as is: a named class so registration checks can find it."""
+    """CppScheduling, with its kernel sources marked as tpu kernels."""
+
+    def define_kernel(self, src_code, nodes, kernel_args=None):
+        return super().define_kernel(_TPU_MARK + src_code, nodes, kernel_args)
 
 
 class TpuDeviceOpOverrides(DeviceOpOverrides):
