@@ -325,6 +325,19 @@ def test_item_graph_break_falls_back_to_eager_tpu():
     torch.testing.assert_close(out.cpu(), x.cpu() * x.cpu().sum().item() + 1)
 
 
+def test_device_api_call_graph_break():
+    def f(x):
+        y = x * 2
+        torch.tpu.synchronize()  # calls into torch_tpu._C: Dynamo breaks here
+        return y + torch.tpu.current_device()
+
+    x = torch.randn(5, device="tpu")
+    with torch_tpu.no_fallback():
+        out = torch.compile(f)(x)
+    assert _graph_breaks() >= 1
+    torch.testing.assert_close(out.cpu(), x.cpu() * 2)
+
+
 def test_data_dependent_control_flow_graph_break():
     def f(x):
         if x.sum() > 0:  # data-dependent branch: a graph break, then eager tpu
@@ -337,3 +350,28 @@ def test_data_dependent_control_flow_graph_break():
         out = compiled(x.to("tpu"))
         torch.testing.assert_close(out.cpu(), f(x))
     assert _graph_breaks() >= 1
+
+
+# ---------------------------------------------------------------- examples --
+
+def _example(name):
+    import importlib
+    import os
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.mark.parametrize("name, model_cls", [("train_gpt", "GPT"), ("train_resnet", "ResNet")])
+def test_example_compiled_training_matches_cpu_eager(name, model_cls):
+    example = _example(name)
+    torch.manual_seed(0)
+    model = getattr(example, model_cls)()
+    cpu_losses = example.train(copy.deepcopy(model), "cpu", 3)
+    with torch_tpu.no_fallback():
+        tpu_losses = example.train(torch.compile(model), "tpu", 3)
+    torch.testing.assert_close(tpu_losses, cpu_losses, rtol=1e-4, atol=1e-4)
+    assert _graph_breaks() == 0, dict(counters["graph_break"])
