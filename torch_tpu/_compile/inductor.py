@@ -53,15 +53,13 @@ class TpuKernel:
     """A compiled Inductor C++ kernel; calling it enqueues it on the current
     tpu stream and returns at once."""
 
-    def __init__(self, name: str, arg_types, source: str):
-        from torch._inductor.codecache import CppCodeCache
-
+    def __init__(self, name: str, arg_types, lib):
         import torch_tpu
 
         self.name = name
         self.arg_types = list(arg_types)
-        self._lib = CppCodeCache.load(source + _trampoline(arg_types))  # kept: owns the code
-        self._entry = ctypes.cast(self._lib.tpu_entry, ctypes.c_void_p).value
+        self._lib = lib  # kept: it owns the code
+        self._entry = ctypes.cast(lib.tpu_entry, ctypes.c_void_p).value
         self._name_ptr = torch_tpu._C._intern_kernel_name(name)
         self._launch = torch_tpu._C._launch_compiled
 
@@ -72,8 +70,18 @@ class TpuKernel:
         return f"TpuKernel({self.name})"
 
 
-def tpu_cpp_kernel(name: str, arg_types, source: str) -> TpuKernel:
-    return TpuKernel(name, arg_types, source)
+def tpu_cpp_kernel(async_compile, name: str, arg_types, source: str):
+    """What the wrapper calls instead of async_compile.cpp_pybinding: the same
+    compile (in Inductor's worker pool when it has one), our trampoline
+    instead of a Python binding."""
+    from torch._inductor.async_compile import LambdaFuture, get_compile_threads
+    from torch._inductor.codecache import CppCodeCache
+
+    source = source + _trampoline(arg_types)
+    if get_compile_threads() <= 1:
+        return TpuKernel(name, arg_types, CppCodeCache.load(source))
+    get_lib = CppCodeCache.load_async(source, submit_fn=async_compile.submit)
+    return LambdaFuture(lambda: TpuKernel(name, arg_types, get_lib()))
 
 
 def get_raw_stream(device_index: int) -> int:
@@ -89,7 +97,8 @@ class _TpuKernelCalls:
     def define_kernel(self, kernel_name, kernel_body, metadata=None, gpu=True,
                       cpp_definition=None):
         if not gpu and kernel_body.startswith(_PYBINDING) and _TPU_MARK in kernel_body:
-            kernel_body = f"tpu_cpp_kernel({kernel_name!r}, " + kernel_body[len(_PYBINDING):]
+            kernel_body = (f"tpu_cpp_kernel(async_compile, {kernel_name!r}, "
+                           + kernel_body[len(_PYBINDING):])
         super().define_kernel(kernel_name, kernel_body, metadata, gpu, cpp_definition)
 
     def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None,
