@@ -178,6 +178,24 @@ def test_training_step_matches_cpu(cls, dynamic):
     assert _graph_breaks() == 0, dict(counters["graph_break"])
 
 
+@pytest.mark.skipif(torch.tpu.device_count() < 2, reason="needs two tpu devices")
+def test_second_device_while_current_is_first():
+    cpu, tpu = _models(MLP)
+    tpu = tpu.to("tpu:1")
+    compiled = torch.compile(tpu)
+    x = _input(MLP)
+    assert torch.tpu.current_device() == 0
+    allocated0 = torch.tpu.memory_allocated(0)
+    with torch_tpu.no_fallback():
+        out = compiled(x.to("tpu:1"))
+        out.sum().backward()
+    assert out.device == torch.device("tpu:1")
+    assert torch.tpu.memory_allocated(0) == allocated0  # nothing landed on tpu:0
+    cpu(x).sum().backward()
+    torch.testing.assert_close(out.detach().cpu(), cpu(x).detach(), rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(tpu.fc1.weight.grad.cpu(), cpu.fc1.weight.grad, rtol=1e-4, atol=1e-5)
+
+
 def test_generated_kernels_are_launched_on_the_stream():
     fn = torch.compile(lambda x, y: (x * y).sin().sum(-1) + x.mean())
     x = torch.randn(8, 32, device="tpu")

@@ -101,6 +101,17 @@ class _TpuKernelCalls:
                            + kernel_body[len(_PYBINDING):])
         super().define_kernel(kernel_name, kernel_body, metadata, gpu, cpp_definition)
 
+    def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None,
+                        is_pinned=False):
+        # Inductor writes device guards only for GPU types and allocates with
+        # device='tpu' (the current device): name the index, so a graph on
+        # tpu:1 allocates there whatever the current device is.
+        line = super().make_allocation(name, device, dtype, shape, stride, allocation_shape,
+                                       is_pinned)
+        if device.type == "tpu" and device.index is not None:
+            line = line.replace("device='tpu'", f"device='tpu:{device.index}'")
+        return line
+
     def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None,
                                      triton=True, **kwargs):
         device = device or V.graph.get_current_device_or_throw()
