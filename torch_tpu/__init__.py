@@ -32,6 +32,10 @@ def _register_python_side() -> None:
 
 _register_python_side()
 
+from . import _compile  # noqa: E402
+
+_compile.install()  # torch.compile on tpu: Dynamo and Inductor registrations
+
 __all__ = ["tpu", "stats", "reset_stats", "no_fallback", "trace_ops", "get_fallback_policy",
            "set_fallback_policy"]
 __version__ = "0.1.0"

@@ -17,6 +17,7 @@
 #include "aten/device/telemetry.h"
 #include "aten/device/tpu_stream.h"
 #include "kernels/linalg/gemm.h"
+#include "python/compiled_launch.h"
 #include "runtime/runtime.h"
 
 namespace py = pybind11;
@@ -197,4 +198,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("_bench_empty_launches", &bench_empty_launches);
   m.def("_set_slow_device_us", [](int64_t us) { runtime::set_slow_device_us(us); });
   m.def("_slow_device_us", [] { return runtime::slow_device_us(); });
+  python::register_compiled_launch(m);
 }

@@ -1,0 +1,90 @@
+// Compiled kernels are device work. torch_tpu/_compile/inductor.py compiles
+// each Inductor C++ kernel with a trampoline `void tpu_entry(const uint64_t*)`
+// that unpacks one 8-byte slot per argument into the kernel's typed
+// parameters. _launch_compiled turns the Python call arguments into those
+// slots on the host (tensors -> device pointers, ints and floats by value,
+// so a host scalar that changes later does not change the enqueued task) and
+// enqueues the call through runtime::launch on the current stream of the
+// tensors' device: the host returns at once, and in strict mode only the
+// named tensors' allocations are open while the kernel runs.
+#include "python/compiled_launch.h"
+
+#include <torch/csrc/autograd/python_variable.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+#include "aten/device/tpu_stream.h"
+#include "aten/launch.h"
+#include "runtime/small_vector.h"
+
+namespace py = pybind11;
+
+namespace torch_tpu::python {
+namespace {
+
+using Entry = void (*)(const uint64_t*);
+// 24 slots inline keep the task body within TaskBody's inline buffer; a
+// kernel with more arguments spills the slots to the heap, still correct.
+using Slots = SmallVector<uint64_t, 24>;
+
+// Launch names must outlive every task that carries them: interned for the
+// life of the process (one per generated kernel, a few hundred at most).
+uintptr_t intern_kernel_name(const std::string& name) {
+  static std::mutex mu;
+  static std::unordered_set<std::string> names;
+  std::lock_guard<std::mutex> lock(mu);
+  return reinterpret_cast<uintptr_t>(names.insert(name).first->c_str());
+}
+
+void launch_compiled(uintptr_t entry, uintptr_t name, const py::args& args) {
+  TORCH_CHECK(entry != 0 && name != 0, "_launch_compiled: null kernel entry or name");
+  Slots slots;
+  runtime::BufferList buffers;
+  c10::DeviceIndex device = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    PyObject* obj = args[i].ptr();
+    if (THPVariable_Check(obj)) {
+      const at::Tensor& t = THPVariable_Unpack(obj);
+      TORCH_CHECK(t.defined() && t.device().type() == c10::DeviceType::PrivateUse1,
+                  "compiled tpu kernel ", reinterpret_cast<const char*>(name), ": argument ", i,
+                  " is a ", t.defined() ? t.device().str() : std::string("undefined"),
+                  " tensor; compiled tpu kernels take tpu tensors only");
+      if (device < 0) device = t.device().index();
+      TORCH_CHECK(t.device().index() == device, "compiled tpu kernel ",
+                  reinterpret_cast<const char*>(name), ": tensors on tpu:", device, " and ",
+                  t.device().str());
+      const void* p = t.numel() > 0 ? t.const_data_ptr() : nullptr;
+      if (p != nullptr) buffers.push_back(p);
+      slots.push_back(reinterpret_cast<uintptr_t>(p));
+    } else if (PyBool_Check(obj) || PyLong_Check(obj)) {
+      slots.push_back(static_cast<uint64_t>(py::cast<int64_t>(args[i])));
+    } else if (PyFloat_Check(obj)) {
+      double v = PyFloat_AS_DOUBLE(obj);
+      uint64_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      slots.push_back(bits);
+    } else {
+      throw py::type_error("compiled tpu kernel " + std::string(reinterpret_cast<const char*>(name)) +
+                           ": argument " + std::to_string(i) + " has unsupported type " +
+                           std::string(py::str(py::type::of(args[i]))));
+    }
+  }
+  if (device < 0) device = aten::current_device();
+  Entry fn = reinterpret_cast<Entry>(entry);
+  aten::launch(device, reinterpret_cast<const char*>(name), buffers,
+               [fn, slots = std::move(slots)] { fn(slots.data()); });
+}
+
+}  // namespace
+
+void register_compiled_launch(py::module& m) {
+  m.def("_intern_kernel_name", &intern_kernel_name,
+        "Interns a kernel name for _launch_compiled; returns its address.");
+  m.def("_launch_compiled", &launch_compiled,
+        "_launch_compiled(entry, name, *args): enqueue entry(slots) on the current tpu stream.");
+}
+
+}  // namespace torch_tpu::python

@@ -1,0 +1,12 @@
+// Bindings that launch compiler-generated kernels (Inductor's C++ kernels) as
+// device work on the current tpu stream. See compiled_launch.cpp.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace torch_tpu::python {
+
+// Adds _launch_compiled and _intern_kernel_name to torch_tpu._C.
+void register_compiled_launch(pybind11::module& m);
+
+}  // namespace torch_tpu::python

@@ -1,0 +1,395 @@
+"""torch.compile on tpu with the default backend (Inductor): the
+registrations (Dynamo's device interface, Inductor's scheduling, wrapper and
+device op overrides for "tpu" replace torch's Pallas/JAX defaults), compiled
+inference and training of a small MLP and CNN against CPU eager, static and
+dynamic shapes, no graph breaks and no host fallbacks, generated kernels as
+asynchronous device work on the current stream, the tpu:: custom operators
+as single nodes, and graph breaks falling back to eager tpu. Strict mode is on
+(tests/conftest.py): a compiled kernel touching memory its launch did not
+name would fault."""
+
+import copy
+import re
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+from torch._inductor.utils import run_and_get_code
+
+import torch_tpu
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    counters.clear()
+    yield
+    # Compiled code and its guards hold the test's tensors (and their device
+    # memory) until reset: release them before the leak check looks.
+    torch._dynamo.reset()
+
+
+def _graph_breaks():
+    # torch 2.13 counts some breaks (data-dependent jumps) only under
+    # "unimplemented", with a resume function compiled after them.
+    return sum(sum(counters[k].values()) for k in ("graph_break", "unimplemented", "resumes"))
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc2(torch.nn.functional.gelu(self.fc1(x))).log_softmax(-1)
+
+
+class CNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        h = torch.relu(self.bn(self.conv(x)))
+        h = torch.nn.functional.max_pool2d(h, 2)
+        return self.fc(h.mean((2, 3)))
+
+
+def _models(cls):
+    torch.manual_seed(0)
+    cpu = cls()
+    return cpu, copy.deepcopy(cpu).to("tpu")
+
+
+def _input(cls, batch=4, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    shape = (batch, 16) if cls is MLP else (batch, 3, 8, 8)
+    return torch.randn(shape, generator=g)
+
+
+# ------------------------------------------------------------ registration --
+
+def test_registrations_are_torch_tpus():
+    import torch._inductor.compile_fx  # noqa: F401  (Inductor's entry: ours register here)
+    from torch._dynamo.device_interface import get_interface_for_device
+    from torch._inductor.codegen import common
+
+    from torch_tpu._compile import check_registrations, dynamo, inductor
+
+    for name in ("tpu", "tpu:0", torch.device("tpu")):
+        assert get_interface_for_device(name) is dynamo.TpuInterface
+    common.init_backend_registration()
+    assert common.get_scheduling_for_device("tpu") is inductor.TpuScheduling
+    assert common.get_wrapper_codegen_for_device("tpu") is inductor.TpuWrapperCodegen
+    assert isinstance(common.get_device_op_overrides("tpu"), inductor.TpuDeviceOpOverrides)
+    check_registrations()  # nothing to report
+
+
+def test_reregistered_default_is_named():
+    import torch._inductor.compile_fx  # noqa: F401
+    from torch._inductor.codegen import common
+    from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
+
+    from torch_tpu._compile import check_registrations, register_all
+
+    # torch._dynamo.reset() (the fixture) drops compile-start callbacks; a
+    # tpu compile arms the check again, as importing torch_tpu did.
+    torch.compile(lambda x: x * 2)(torch.ones(2, device="tpu"))
+    common.register_device_op_overrides("tpu", CpuDeviceOpOverrides())
+    try:
+        with pytest.raises(RuntimeError, match="device op overrides for 'tpu' are CpuDeviceOpOverrides"):
+            check_registrations()
+        # ... and at the start of a compile, before Inductor would use it.
+        with pytest.raises(Exception, match="re-registered"):
+            torch.compile(lambda x: x + 1)(torch.ones(3, device="tpu"))
+    finally:
+        register_all()
+    check_registrations()
+
+
+def test_import_does_not_load_dynamo_or_inductor():
+    # The backend autoloads with `import torch`: registering must not import
+    # Dynamo or Inductor (seconds) for programs that never compile.
+    code = ("import sys, torch, torch_tpu; "
+            "print('torch._dynamo.device_interface' in sys.modules, "
+            "'torch._inductor.compile_fx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_registration_after_late_import_in_fresh_process():
+    code = textwrap.dedent("""
+        import torch, torch_tpu
+        x = torch.arange(6.0, device="tpu")
+        y = torch.compile(lambda t: (t * 2).sin() + 1)(x)
+        from torch._dynamo.device_interface import get_interface_for_device
+        print(get_interface_for_device("tpu:0").__name__,
+              torch.allclose(y.cpu(), (torch.arange(6.0) * 2).sin() + 1))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["TpuInterface", "True"]
+
+
+# ------------------------------------------------------------- correctness --
+
+@pytest.mark.parametrize("cls", [MLP, CNN])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_inference_matches_cpu(cls, dynamic):
+    cpu, tpu = _models(cls)
+    cpu.eval(), tpu.eval()
+    compiled = torch.compile(tpu, dynamic=dynamic)
+    with torch_tpu.no_fallback(), torch.no_grad():
+        for batch in (4, 6):
+            x = _input(cls, batch)
+            torch.testing.assert_close(compiled(x.to("tpu")).cpu(), cpu(x), rtol=1e-4, atol=1e-5)
+    assert _graph_breaks() == 0, dict(counters["graph_break"])
+
+
+@pytest.mark.parametrize("cls", [MLP, CNN])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_training_step_matches_cpu(cls, dynamic):
+    cpu, tpu = _models(cls)
+    opt_cpu = torch.optim.SGD(cpu.parameters(), lr=0.1)
+    opt_tpu = torch.optim.SGD(tpu.parameters(), lr=0.1)
+    compiled = torch.compile(tpu, dynamic=dynamic)
+    with torch_tpu.no_fallback():
+        for step, batch in enumerate((4, 6)):
+            x, target = _input(cls, batch, seed=step), torch.arange(batch) % 5
+            loss_cpu = torch.nn.functional.cross_entropy(cpu(x), target)
+            loss_cpu.backward()
+            loss_tpu = torch.nn.functional.cross_entropy(compiled(x.to("tpu")), target.to("tpu"))
+            loss_tpu.backward()
+            torch.testing.assert_close(loss_tpu.cpu(), loss_cpu, rtol=1e-4, atol=1e-5)
+            for p_cpu, p_tpu in zip(cpu.parameters(), tpu.parameters()):
+                torch.testing.assert_close(p_tpu.grad.cpu(), p_cpu.grad, rtol=1e-4, atol=1e-5)
+            opt_cpu.step(), opt_tpu.step()
+            opt_cpu.zero_grad(), opt_tpu.zero_grad()
+    for p_cpu, p_tpu in zip(cpu.parameters(), tpu.parameters()):
+        torch.testing.assert_close(p_tpu.detach().cpu(), p_cpu.detach(), rtol=1e-4, atol=1e-5)
+    assert _graph_breaks() == 0, dict(counters["graph_break"])
+
+
+@pytest.mark.skipif(torch.tpu.device_count() < 2, reason="needs two tpu devices")
+def test_second_device_while_current_is_first():
+    cpu, tpu = _models(MLP)
+    tpu = tpu.to("tpu:1")
+    compiled = torch.compile(tpu)
+    x = _input(MLP)
+    assert torch.tpu.current_device() == 0
+    allocated0 = torch.tpu.memory_allocated(0)
+    with torch_tpu.no_fallback():
+        out = compiled(x.to("tpu:1"))
+        out.sum().backward()
+    assert out.device == torch.device("tpu:1")
+    assert torch.tpu.memory_allocated(0) == allocated0  # nothing landed on tpu:0
+    cpu(x).sum().backward()
+    torch.testing.assert_close(out.detach().cpu(), cpu(x).detach(), rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(tpu.fc1.weight.grad.cpu(), cpu.fc1.weight.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_generated_kernels_are_launched_on_the_stream():
+    fn = torch.compile(lambda x, y: (x * y).sin().sum(-1) + x.mean())
+    x = torch.randn(8, 32, device="tpu")
+    y = torch.randn(8, 32, device="tpu")
+    out, (code,) = run_and_get_code(fn, x, y)
+    kernels = re.findall(r"(\w+) = tpu_cpp_kernel\(", code)
+    assert kernels, code
+    for name in kernels:  # each kernel call is a launch, never a host call
+        assert re.search(rf"^\s*{name}\(", code, re.M), code
+    before = torch_tpu.stats()["launches"]
+    fn(x, y)
+    assert torch_tpu.stats()["launches"] - before >= len(kernels)
+    torch.testing.assert_close(out.cpu(), (x.cpu() * y.cpu()).sin().sum(-1) + x.cpu().mean(),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_compiled_call_returns_before_the_device_runs():
+    fn = torch.compile(lambda x: (x.exp() * 2 + 1).relu())
+    x = torch.randn(1024, device="tpu")
+    fn(x)  # compile outside the slow-device window
+    torch.tpu.synchronize()
+    torch_tpu._C._set_slow_device_us(200_000)
+    try:
+        t0 = time.perf_counter()
+        out = fn(x)
+        enqueue = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        torch.tpu.synchronize()
+        wait = time.perf_counter() - t0
+    finally:
+        torch_tpu._C._set_slow_device_us(0)
+    # Every task sleeps 200 ms first: a host-side kernel would make the call
+    # itself wait; a launch leaves the wait to synchronize().
+    assert enqueue < 0.15 and wait > 0.15, (enqueue, wait)
+    torch.testing.assert_close(out.cpu(), (x.cpu().exp() * 2 + 1).relu())
+
+
+def test_compiled_kernel_runs_on_the_current_stream():
+    fn = torch.compile(lambda x: x * 3 + 1)
+    x = torch.randn(64, device="tpu")
+    fn(x)
+    side = torch.tpu.Stream()
+    torch.tpu.synchronize()  # nothing pending anywhere before the slow window
+    torch_tpu._C._set_slow_device_us(100_000)
+    try:
+        with torch.tpu.stream(side):
+            out = fn(x)
+        # The default stream has no pending work; the side stream has it.
+        assert torch.tpu.current_stream().query()
+        assert not side.query()
+    finally:
+        side.synchronize()
+        torch_tpu._C._set_slow_device_us(0)
+    torch.tpu.current_stream().wait_stream(side)
+    torch.testing.assert_close(out.cpu(), x.cpu() * 3 + 1)
+
+
+def test_graph_mixing_cpu_and_tpu_kernels():
+    # The CPU part (after .cpu()) gets host kernels, the tpu part launches;
+    # equal kernel sources for both devices must not be shared.
+    fn = torch.compile(lambda x: ((x.cpu() + 1).to("tpu") * 2, x.cpu() * 3, (x * 3).sin()))
+    x = torch.randn(16, device="tpu")
+    with torch_tpu.no_fallback():
+        a, b, c = fn(x)
+    xc = x.cpu()
+    assert (a.device.type, b.device.type, c.device.type) == ("tpu", "cpu", "tpu")
+    torch.testing.assert_close(a.cpu(), (xc + 1) * 2)
+    torch.testing.assert_close(b, xc * 3)
+    torch.testing.assert_close(c.cpu(), (xc * 3).sin())
+    assert _graph_breaks() == 0
+
+
+def test_attention_uses_tpu_extern_kernels():
+    def attn(q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    q, k, v = (torch.randn(2, 4, 16, 8, generator=torch.Generator().manual_seed(i)) for i in range(3))
+    with torch_tpu.no_fallback():
+        out, (code,) = run_and_get_code(torch.compile(attn), q.to("tpu"), k.to("tpu"), v.to("tpu"))
+    assert "extern_kernels.bmm(" in code, code  # the tpu aten bmm, on the stream
+    torch.testing.assert_close(out.cpu(), attn(q, k, v), rtol=1e-5, atol=1e-5)
+    assert _graph_breaks() == 0
+
+
+# ------------------------------------------------------------- custom ops --
+
+def test_custom_ops_stay_single_nodes():
+    dim = 16
+    weight = torch.rand(dim, device="tpu") + 0.5
+    bias = torch.randn(dim, device="tpu")
+
+    def f(x):
+        h = torch.ops.tpu.rms_norm(x, weight, 1e-6)
+        return torch.ops.tpu.bias_gelu(h * 2, bias, approximate="tanh")
+
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        from torch._inductor.compile_fx import compile_fx
+
+        return compile_fx(gm, example_inputs)
+
+    x = torch.randn(4, dim, device="tpu")
+    out, (code,) = run_and_get_code(torch.compile(f, backend=backend), x)
+    targets = [n.target for n in graphs[0].graph.nodes if n.op == "call_function"]
+    assert targets.count(torch.ops.tpu.rms_norm) == 1, targets
+    assert targets.count(torch.ops.tpu.bias_gelu) == 1, targets
+    # Inductor keeps them as extern calls of the tpu ops (bias_gelu through
+    # its out overload, into a buffer Inductor allocates), not decomposed.
+    assert code.count("torch.ops.tpu.rms_norm.default(") == 1, code
+    assert code.count("torch.ops.tpu.bias_gelu.out(") == 1, code
+    with torch_tpu.no_fallback():
+        expected = torch.ops.tpu.bias_gelu(torch.ops.tpu.rms_norm(x, weight, 1e-6) * 2, bias,
+                                           approximate="tanh")
+    torch.testing.assert_close(out.cpu(), expected.cpu())
+    assert _graph_breaks() == 0
+
+
+def test_custom_op_training_through_aot_autograd():
+    w = torch.nn.Parameter(torch.rand(16, device="tpu") + 0.5)
+    x = torch.randn(3, 16, device="tpu", requires_grad=True)
+    fn = torch.compile(lambda x: torch.ops.tpu.rms_norm(x, w, 1e-6).square().sum())
+    with torch_tpu.no_fallback():
+        fn(x).backward()
+    gx, gw = x.grad.clone(), w.grad.clone()
+    x.grad = w.grad = None
+    torch.ops.tpu.rms_norm(x, w, 1e-6).square().sum().backward()
+    torch.testing.assert_close(gx.cpu(), x.grad.cpu())
+    torch.testing.assert_close(gw.cpu(), w.grad.cpu())
+    assert _graph_breaks() == 0
+
+
+# ------------------------------------------------------------ graph breaks --
+
+def test_item_graph_break_falls_back_to_eager_tpu():
+    def f(x):
+        s = x.sum().item()  # a device-to-host sync: Dynamo breaks the graph
+        return x * s + 1
+
+    x = torch.randn(5, device="tpu")
+    with torch_tpu.no_fallback():
+        out = torch.compile(f)(x)
+    assert _graph_breaks() >= 1
+    torch.testing.assert_close(out.cpu(), x.cpu() * x.cpu().sum().item() + 1)
+
+
+def test_device_api_call_graph_break():
+    def f(x):
+        y = x * 2
+        torch.tpu.synchronize()  # calls into torch_tpu._C: Dynamo breaks here
+        return y + torch.tpu.current_device()
+
+    x = torch.randn(5, device="tpu")
+    with torch_tpu.no_fallback():
+        out = torch.compile(f)(x)
+    assert _graph_breaks() >= 1
+    torch.testing.assert_close(out.cpu(), x.cpu() * 2)
+
+
+def test_data_dependent_control_flow_graph_break():
+    def f(x):
+        if x.sum() > 0:  # data-dependent branch: a graph break, then eager tpu
+            return x.cos()
+        return x.sin()
+
+    compiled = torch.compile(f)
+    for sign in (1.0, -1.0):
+        x = sign * (torch.rand(6) + 0.1)
+        out = compiled(x.to("tpu"))
+        torch.testing.assert_close(out.cpu(), f(x))
+    assert _graph_breaks() >= 1
+
+
+# ---------------------------------------------------------------- examples --
+
+def _example(name):
+    import importlib
+    import os
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.mark.parametrize("name, model_cls", [("train_gpt", "GPT"), ("train_resnet", "ResNet")])
+def test_example_compiled_training_matches_cpu_eager(name, model_cls):
+    example = _example(name)
+    torch.manual_seed(0)
+    model = getattr(example, model_cls)()
+    cpu_losses = example.train(copy.deepcopy(model), "cpu", 3)
+    with torch_tpu.no_fallback():
+        tpu_losses = example.train(torch.compile(model), "tpu", 3)
+    torch.testing.assert_close(tpu_losses, cpu_losses, rtol=1e-4, atol=1e-4)
+    assert _graph_breaks() == 0, dict(counters["graph_break"])

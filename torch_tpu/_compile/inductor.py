@@ -1,0 +1,280 @@
+"""Inductor's backend for "tpu": CppScheduling generates the kernels (the
+device is a CPU underneath), and the wrapper codegen below turns each kernel
+call into a launch on the current tpu stream instead of a call on the host
+thread. Buffers are allocated with empty_strided(device="tpu") (the tpu
+caching allocator) and extern kernels (mm, convolution, SDPA, the tpu::
+custom ops) run the tpu aten ops, so everything a compiled graph does is
+ordered on the stream like eager tpu work.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import torch
+from torch._inductor import config
+from torch._inductor.codegen import common
+from torch._inductor.codegen.common import DeviceOpOverrides
+from torch._inductor.codegen.cpp import CppScheduling
+from torch._inductor.codegen.wrapper import PythonWrapperCodegen, SubgraphPythonWrapperCodegen
+from torch._inductor.virtualized import V
+
+_PYBINDING = "async_compile.cpp_pybinding("
+# Marks the sources TpuScheduling generates: a graph that also computes on
+# the CPU (after x.cpu()) gets CPU kernels from CppScheduling in the same
+# wrapper, and those must stay host calls. The mark also keeps Inductor from
+# reusing one kernel for both devices (it dedups kernels by source).
+_TPU_MARK = "// torch_tpu: a tpu device kernel, launched on the current stream\n"
+
+
+# --------------------------------------------------------------- kernels --
+
+def _trampoline(arg_types) -> str:
+    """`tpu_entry(const uint64_t* a)`: one 8-byte slot per argument, filled by
+    torch_tpu._C._launch_compiled (pointers, int64 values, double bits)."""
+    args = []
+    for i, t in enumerate(arg_types):
+        base = t.replace("const ", "").strip()
+        if base.endswith("*"):
+            args.append(f"reinterpret_cast<{base}>(static_cast<uintptr_t>(a[{i}]))")
+        elif base in ("float", "double"):
+            args.append(f"static_cast<{base}>(tpu_slot_double(a[{i}]))")
+        else:  # int64_t, uintptr_t, bool and the other integers
+            args.append(f"static_cast<{base}>(static_cast<int64_t>(a[{i}]))")
+    return (
+        "\n#include <cstring>\n"
+        "static inline double tpu_slot_double(uint64_t bits) {\n"
+        "  double d; std::memcpy(&d, &bits, sizeof d); return d;\n}\n"
+        'extern "C" void tpu_entry(const uint64_t* a) {\n'
+        f"  kernel({', '.join(args)});\n}}\n")
+
+
+class TpuKernel:
+    """A compiled Inductor C++ kernel; calling it enqueues it on the current
+    tpu stream and returns at once."""
+
+    def __init__(self, name: str, arg_types, lib):
+        import torch_tpu
+
+        self.name = name
+        self.arg_types = list(arg_types)
+        self._lib = lib  # kept: it owns the code
+        self._entry = ctypes.cast(lib.tpu_entry, ctypes.c_void_p).value
+        self._name_ptr = torch_tpu._C._intern_kernel_name(name)
+        self._launch = torch_tpu._C._launch_compiled
+
+    def __call__(self, *args):
+        self._launch(self._entry, self._name_ptr, *args)
+
+    def __repr__(self):
+        return f"TpuKernel({self.name})"
+
+
+def tpu_cpp_kernel(async_compile, name: str, arg_types, source: str):
+    """What the wrapper calls instead of async_compile.cpp_pybinding: the same
+    compile (in Inductor's worker pool when it has one), our trampoline
+    instead of a Python binding."""
+    from torch._inductor.async_compile import LambdaFuture, get_compile_threads
+    from torch._inductor.codecache import CppCodeCache
+
+    source = source + _trampoline(arg_types)
+    if get_compile_threads() <= 1:
+        return TpuKernel(name, arg_types, CppCodeCache.load(source))
+    get_lib = CppCodeCache.load_async(source, submit_fn=async_compile.submit)
+    return LambdaFuture(lambda: TpuKernel(name, arg_types, get_lib()))
+
+
+def get_raw_stream(device_index: int) -> int:
+    return torch.tpu.current_stream(device_index).stream_id
+
+
+# ---------------------------------------------------------- wrapper code --
+
+class _TpuKernelCalls:
+    """What differs from the CPU wrapper: kernels are defined through
+    tpu_cpp_kernel and called as launches (a plain call of a TpuKernel)."""
+
+    def define_kernel(self, kernel_name, kernel_body, metadata=None, gpu=True,
+                      cpp_definition=None):
+        if not gpu and kernel_body.startswith(_PYBINDING) and _TPU_MARK in kernel_body:
+            kernel_body = (f"tpu_cpp_kernel(async_compile, {kernel_name!r}, "
+                           + kernel_body[len(_PYBINDING):])
+        super().define_kernel(kernel_name, kernel_body, metadata, gpu, cpp_definition)
+
+    def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None,
+                        is_pinned=False):
+        # Inductor writes device guards only for GPU types and allocates with
+        # device='tpu' (the current device): name the index, so a graph on
+        # tpu:1 allocates there whatever the current device is.
+        line = super().make_allocation(name, device, dtype, shape, stride, allocation_shape,
+                                       is_pinned)
+        if device.type == "tpu" and device.index is not None:
+            line = line.replace("device='tpu'", f"device='tpu:{device.index}'")
+        return line
+
+    def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None,
+                                     triton=True, **kwargs):
+        device = device or V.graph.get_current_device_or_throw()
+        if not triton and device.type == "tpu":
+            self.writeline(self.wrap_kernel_call(kernel_name, call_args))
+            return
+        super()._generate_kernel_call_helper(kernel_name, call_args, device=device,
+                                             triton=triton, **kwargs)
+
+
+class TpuWrapperCodegen(_TpuKernelCalls, PythonWrapperCodegen):
+    @staticmethod
+    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+        from . import dynamo
+
+        dynamo.arm_check()
+        if is_subgraph:
+            return TpuSubgraphWrapperCodegen(subgraph_name, parent_wrapper, partition_signatures)
+        return TpuWrapperCodegen()
+
+    def write_header(self) -> None:
+        super().write_header()
+        self.imports.writeline("from torch_tpu._compile.inductor import tpu_cpp_kernel")
+
+
+class TpuSubgraphWrapperCodegen(_TpuKernelCalls, SubgraphPythonWrapperCodegen):
+    pass
+
+
+class TpuScheduling(CppScheduling):
+    """CppScheduling, with its kernel sources marked as tpu kernels."""
+
+    def define_kernel(self, src_code, nodes, kernel_args=None):
+        return super().define_kernel(_TPU_MARK + src_code, nodes, kernel_args)
+
+
+class TpuDeviceOpOverrides(DeviceOpOverrides):
+    def import_get_raw_stream_as(self, name: str) -> str:
+        return f"from torch_tpu._compile.inductor import get_raw_stream as {name}"
+
+    def set_device(self, device_idx: int) -> str:
+        return f"torch.tpu.set_device({device_idx})"
+
+    def synchronize(self) -> str:
+        return "torch.tpu.synchronize()"
+
+    def device_guard(self, device_idx: int) -> str:
+        return f"torch.tpu.device({device_idx})"
+
+    def cpp_kernel_type(self) -> str:
+        return "void*"
+
+
+# ------------------------------------------------------------ custom ops --
+
+def _out_variant_lowering(op, out_op):
+    """Lowers `op` to one extern call of its out overload `out_op`, as torch
+    does for custom ops, but with keyword-only arguments passed once, by
+    keyword. torch 2.13's own lowering emits them twice (positionally and by
+    keyword): `tpu::bias_gelu.out(x, b, 'tanh', approximate='tanh', out=buf)`
+    fails with "received 5 argument(s)". Only for schemas whose tensors come
+    first (the generated call puts tensor inputs before constant arguments)."""
+    from torch._inductor import ir
+    from torch._inductor.ir import _make_out_variant_kernel_name
+
+    arguments = op._schema.arguments
+
+    def lowering(*args, **kwargs):
+        example, tensor_args, _, _, _ = ir.FallbackKernel.process_kernel(op, *args, **kwargs)
+        positional, keyword = [], {}
+        for i, a in enumerate(arguments):
+            value = args[i] if i < len(args) else kwargs.get(
+                a.name, a.default_value if a.has_default_value() else None)
+            if a.kwarg_only:
+                keyword[a.name] = value
+            elif not isinstance(a.type, torch.TensorType):
+                positional.append(value)
+        layout = ir.FixedLayout(device=example.device, dtype=example.dtype,
+                                size=[*example.shape], stride=[*example.stride()])
+        node = ir.ExternKernelOut(layout=layout, inputs=list(tensor_args), constant_args=positional,
+                                  kwargs=keyword, python_kernel_name=_make_out_variant_kernel_name(out_op),
+                                  op_overload=out_op)
+        return ir.TensorBox.create(node)
+
+    return lowering
+
+
+def _register_custom_op_lowerings() -> None:
+    from torch._inductor.lowering import lowerings, register_lowering
+    from torch._library._out_variant import to_out_variant
+
+    for qualname in torch._C._dispatch_get_all_op_names():
+        if not qualname.startswith("tpu::"):
+            continue
+        name, _, overload = qualname[len("tpu::"):].partition(".")
+        op = getattr(getattr(torch.ops.tpu, name), overload or "default")
+        schema = op._schema
+        if op in lowerings or schema.is_mutable or not any(a.kwarg_only for a in schema.arguments):
+            continue
+        kinds = [isinstance(a.type, torch.TensorType) for a in schema.arguments if not a.kwarg_only]
+        if kinds != sorted(kinds, reverse=True):  # a tensor after a non-tensor
+            continue
+        out_op = to_out_variant(op)
+        if out_op is not None:
+            register_lowering(op, type_promotion_kind=None)(_out_variant_lowering(op, out_op))
+
+
+# ---------------------------------------------------------- registration --
+
+class _CacheKey:
+    """A no-op device pass whose uuid() enters Inductor's FX graph cache key:
+    cached wrapper code from an older torch_tpu (another kernel launch or
+    custom-op lowering) must not be reused."""
+
+    def __call__(self, gm) -> None:
+        pass
+
+    def uuid(self):
+        import os
+
+        from . import dynamo
+
+        dynamo.arm_check()  # called for every Inductor compile, cache hit or not
+
+        from torch._inductor.custom_graph_pass import get_hash_for_files
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        return get_hash_for_files(tuple(os.path.join(here, f) for f in sorted(os.listdir(here))
+                                        if f.endswith(".py")))
+
+
+
+def register() -> None:
+    # The kernels are C++ for the host CPU: backend-dependent codegen must
+    # take the "cpp" branches, not Pallas's (torch's default for "tpu").
+    config.tpu_backend = "cpp"
+    # The scheduler's pointwise-to-reduction reindexing skips only
+    # device.type == "cpu" nodes and crashes on CppScheduling's loop groups
+    # for any other device (training graphs); it never runs for CPU anyway.
+    config.loop_reindexing_after_fusion = False
+    from torch._inductor.custom_graph_pass import CustomGraphModulePass
+
+    cache_key = type("TpuCacheKey", (_CacheKey, CustomGraphModulePass), {})()
+    common.register_backend_for_device("tpu", TpuScheduling, TpuWrapperCodegen,
+                                       device_custom_pass=cache_key)
+    # torch registers CpuDeviceOpOverrides for "tpu" on first use, without
+    # checking for an existing entry: let it run first, then replace it.
+    common._initialize_device_op_overrides()
+    common.register_device_op_overrides("tpu", TpuDeviceOpOverrides())
+    _register_custom_op_lowerings()
+
+
+def registration_problems():
+    problems = []
+    scheduling = common.get_scheduling_for_device("tpu")
+    if scheduling is not TpuScheduling:
+        problems.append(f"Inductor's scheduling for 'tpu' is {getattr(scheduling, '__name__', scheduling)}")
+    wrapper = common.get_wrapper_codegen_for_device("tpu")
+    if wrapper is not TpuWrapperCodegen:
+        problems.append(f"Inductor's wrapper codegen for 'tpu' is {getattr(wrapper, '__name__', wrapper)}")
+    overrides = common.device_op_overrides_dict.get("tpu")
+    if common._device_op_overrides_initialized and not isinstance(overrides, TpuDeviceOpOverrides):
+        problems.append(f"Inductor's device op overrides for 'tpu' are {type(overrides).__name__}")
+    if config.tpu_backend != "cpp":
+        problems.append(f"torch._inductor.config.tpu_backend is {config.tpu_backend!r}, not 'cpp'")
+    return problems
