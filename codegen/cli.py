@@ -79,7 +79,8 @@ def cmd_coverage(args, entries) -> int:
     start = time.time()
     path = os.path.join(args.root, coverage.COVERAGE_PATH)
     changed = document.write(path, entries, cache_dir=cache_dir(args),
-                             customs=manifest.load_custom(args.manifest))
+                             customs=manifest.load_custom(args.manifest),
+                             declared=manifest.load_declared(args.manifest))
     log(f"{coverage.COVERAGE_PATH} {'written' if changed else 'up to date'} "
         f"({time.time() - start:.1f} s)")
     return 0
@@ -97,7 +98,8 @@ def cmd_check(args, entries) -> int:
     problems += closure.problems(entries, root=args.root, manifest_path=manifest_path)
     if document.check_stale(os.path.join(args.root, coverage.COVERAGE_PATH), entries,
                             cache_dir=cache_dir(args),
-                            customs=manifest.load_custom(args.manifest)):
+                            customs=manifest.load_custom(args.manifest),
+                            declared=manifest.load_declared(args.manifest)):
         problems.append(f"{coverage.COVERAGE_PATH} is stale\n  fix: run python -m codegen coverage")
     for p in problems:
         print(f"error: {p}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """convolution and convolution_backward on tpu against CPU eager: 1d/2d/3d,
 stride, padding, dilation, groups, transposed with output_padding, bias or
-none, every floating dtype and int64 (forward, exact), empty batches, non-contiguous and channels-last
+none, every floating dtype and uint8..int64 (forward, exact), empty batches, non-contiguous and channels-last
 inputs, each output_mask, and the errors ATen raises for bad arguments.
 The generated OpInfo tests cover convolution's forward samples; this file
 covers its backward, which autograd reaches through convolution_backward."""
@@ -166,8 +166,8 @@ def test_wrong_device_and_unsupported_dtypes_are_rejected():
     x, w = rand((1, 2, 4, 4)), rand((3, 2, 3, 3), seed=1)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.convolution(x.to("tpu"), w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
-    with pytest.raises(NotImplementedError):  # CPU has int32; no OpInfo asks for it
-        F.conv2d(x.to(torch.int32).to("tpu"), w.to(torch.int32).to("tpu"))
+    with pytest.raises(NotImplementedError):  # CPU has no bool kernel either
+        F.conv2d(x.to(torch.bool).to("tpu"), w.to(torch.bool).to("tpu"))
     # Complex: aten::convolution itself has no complex kernel on CPU either;
     # F.conv2d splits complex input into real convolutions first (ATen's
     # complex_convolution), on tpu as on CPU.
@@ -196,6 +196,48 @@ def test_int64_forward_matches_cpu_exactly(case, bias):
     with torch_tpu.no_fallback():
         actual = torch.convolution(x.to("tpu"), w.to("tpu"), None if b is None else b.to("tpu"), *args)
     assert actual.dtype == torch.int64 and torch.equal(actual.cpu(), expected)
+
+
+SMALL_INTS = [torch.uint8, torch.int8, torch.int16, torch.int32]
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS, ids=str)
+@pytest.mark.parametrize("case", [c for c in CASES if not c[6]], ids=lambda c: f"{len(c[0]) - 2}d")
+def test_small_int_forward_matches_cpu_exactly(case, dtype):
+    # CPU's slow path in the type itself: products and sums wrap modulo
+    # 2^bits (values up to +-100 overflow int8/int16 sums); tpu's integer GEMM
+    # computes the same residues. CPU's dilated path (slow_conv_dilated) has
+    # no kernel for these dtypes: NotImplementedError on both, nothing launched.
+    shape, wshape = case[0], case[1]
+    g = torch.Generator().manual_seed(1)
+    lo = 0 if dtype == torch.uint8 else -100
+    x = torch.randint(lo, 100, shape, generator=g).to(dtype)
+    w = torch.randint(lo, 100, wshape, generator=g).to(dtype)
+    args = conv_args(case)
+    if any(d != 1 for d in case[4]):
+        with pytest.raises(NotImplementedError):
+            torch.convolution(x, w, None, *args)
+        before = torch_tpu.stats()["launches"]
+        with pytest.raises(NotImplementedError, match="dilated convolution is not implemented"):
+            torch.convolution(x.to("tpu"), w.to("tpu"), None, *args)
+        assert torch_tpu.stats()["launches"] == before
+        return
+    for b in (None, torch.randint(lo, 100, (wshape[0],), generator=g).to(dtype)):
+        expected = torch.convolution(x, w, b, *args)
+        with torch_tpu.no_fallback():
+            actual = torch.convolution(x.to("tpu"), w.to("tpu"), None if b is None else b.to("tpu"), *args)
+        assert actual.dtype == dtype and torch.equal(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS, ids=str)
+def test_small_int_transposed_is_not_implemented_like_cpu(dtype):
+    x, w = torch.ones((1, 2, 4, 4), dtype=dtype), torch.ones((2, 3, 2, 2), dtype=dtype)
+    with pytest.raises(NotImplementedError):
+        F.conv_transpose2d(x, w)
+    before = torch_tpu.stats()["launches"]
+    with pytest.raises(NotImplementedError, match="transposed convolution is not implemented"):
+        F.conv_transpose2d(x.to("tpu"), w.to("tpu"))
+    assert torch_tpu.stats()["launches"] == before
 
 
 def test_int64_wraps_like_cpu():

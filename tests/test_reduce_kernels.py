@@ -307,3 +307,20 @@ def test_float32_sum_accuracy_at_least_cpu():
         err_tpu = (tpu.double() - exact).abs().max().item()
         # Pairwise and CPU's cascade are equally good; allow for luck.
         assert err_tpu <= 2 * err_cpu + 1e-6 * exact.abs().max().item()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64,
+                                   torch.int8, torch.uint8, torch.int64, torch.bool], ids=str)
+def test_hash_tensor_bits_match_cpu(dtype):
+    # xor_sum: floats as the bits of a double (NaN, -0.0 and inf included),
+    # integers sign-extended, bool 0/1; over all, one and the last dim.
+    x = torch.tensor([[float("nan"), -0.0, 1.5], [float("inf"), -2.0, 3.0]])
+    if not dtype.is_floating_point:
+        x = torch.tensor([[-1, 2, 0], [3, -7, 1]]).to(dtype)
+    else:
+        x = x.to(dtype)
+    for kw in [{}, {"dim": [0]}, {"dim": [-1], "keepdim": True}]:
+        expected = torch.hash_tensor(x, **kw)
+        with torch_tpu.no_fallback():
+            actual = torch.hash_tensor(x.to("tpu"), **kw)
+        assert actual.dtype == torch.uint64 and torch.equal(actual.cpu(), expected)

@@ -148,6 +148,36 @@ def lookup(name: str) -> Optional[UpstreamOp]:
 
 
 @functools.lru_cache(maxsize=1)
+def autogen_ops() -> Dict[str, str]:
+    """Overloads that torchgen generates from an entry's `autogen:` list
+    (_ctc_loss.out, _ctc_loss.Tensor_out, ...): they have no `- func:` of
+    their own in native_functions.yaml, so lookup() does not know them.
+    Maps each to the entry it is generated from. Kept apart from
+    upstream_ops(): adding them there would change every family() (an entry
+    would register, and be tested on, overloads it never declared)."""
+    path = native_functions_path()
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with open(path) as f:
+        data = yaml.load(f, Loader=loader)
+    out: Dict[str, str] = {}
+    for entry in data:
+        source = entry["func"].split("(", 1)[0]
+        for name in str(entry.get("autogen", "")).split(","):
+            if name.strip():
+                out[name.strip()] = source
+    return out
+
+
+def has_kernel(name: str, key: str) -> bool:
+    """The installed torch's dispatcher has a kernel for the overload under
+    the dispatch key: what torchgen registered, including for autogen
+    overloads (their CompositeExplicitAutograd out= kernels)."""
+    import torch
+
+    return torch._C._dispatch_has_kernel_for_dispatch_key(name if "::" in name else "aten::" + name, key)
+
+
+@functools.lru_cache(maxsize=1)
 def _by_base() -> Dict[str, List[UpstreamOp]]:
     index: Dict[str, List[UpstreamOp]] = {}
     for op in upstream_ops().values():

@@ -21,8 +21,9 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
            findings: Optional[List["stub_check.Finding"]] = None,
            analyses: Optional[Dict[str, "stub_check.Analysis"]] = None,
            tests: Optional[Dict[str, "op_tests.Plan"]] = None,
-           cache_dir: Optional[str] = closure.CACHE_DIR, customs=()) -> str:
-    """The whole of docs/coverage.md (customs: the custom operators). Pieces not passed in are computed
+           cache_dir: Optional[str] = closure.CACHE_DIR, customs=(), declared=()) -> str:
+    """The whole of docs/coverage.md (customs: the custom operators; declared:
+    the overloads without an entry, manifest.Declared). Pieces not passed in are computed
     (proofs: closure.prove over the composite entries and the core composites
     without an entry; findings/analyses: stub_check; tests: test_plans).
     Raises closure.ProofUnavailable if the closure cannot be traced."""
@@ -50,7 +51,7 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
         torch_version=torch.__version__, entries=entries,
         customs=sorted(customs, key=lambda c: c.qualname), proofs=proofs, findings=findings,
         analyses=analyses, skip_reason=skip_reason, plans=tests, outs=outs, promos=promos,
-        core=rows, modules=module_tests.counts()))
+        core=rows, modules=module_tests.counts(), declared=tuple(sorted(declared, key=lambda d: d.op))))
 
 
 def write(path: str, entries, **kwargs) -> bool:
@@ -74,6 +75,7 @@ def check_stale(path: str, entries=None, **kwargs) -> bool:
     if entries is None:
         entries = manifest.load(os.path.join(ROOT, "ops.yaml"))
         kwargs.setdefault("customs", manifest.load_custom(os.path.join(ROOT, "ops.yaml")))
+        kwargs.setdefault("declared", manifest.load_declared(os.path.join(ROOT, "ops.yaml")))
     try:
         with open(path) as f:
             current = f.read()

@@ -50,6 +50,7 @@ class Facts:
     promos: List                           # contracts.PromotionPlan
     core: List["coverage.CoreRow"]
     modules: Optional[Dict[str, int]] = None   # module_tests.counts(); None: not computed
+    declared: Tuple = ()                   # manifest.Declared: overloads without an entry, sorted
 
 
 # --------------------------------------------------------------------------
@@ -337,7 +338,8 @@ def _custom_checks(f: Facts) -> int:
 def document(f: Facts) -> str:
     """The whole of docs/coverage.md."""
     reasons = Reasons()
-    body = "\n".join([entries_section(f, reasons), dtype_gap_section(f), custom_section(f), autocast_section(f),
+    body = "\n".join([entries_section(f, reasons), declared_section(f), dtype_gap_section(f), custom_section(f),
+                      autocast_section(f),
                       contracts_section(f, reasons), promotion_section(f), core_section(f)])
     body, codes = reasons.finish(body)
     body += "\n" + codes_section(codes)
@@ -381,6 +383,10 @@ def summary_section(f: Facts) -> str:
                          f"{o['handwritten']} tested by hand only, "
                          f"{o['unreached'] - o['handwritten']} with no test (why: their "
                          "family's table)"))
+    lines.append(row(link(WITHOUT_ENTRY), len(f.declared),
+                     f"{_declared_count(f, 'exclude')} excluded (tpu raises NotImplementedError), "
+                     f"{_declared_count(f, 'upstream_kernel')} run by ATen's own composite kernel; "
+                     "each with its reason (ops.yaml `exclude:` / `upstream_kernel:`)"))
     if f.plans is not None:
         gaps = dtype_gaps(f)
         lines.append(row(link("Dtypes CPU has and tpu rejects"), len(gaps),
@@ -417,6 +423,28 @@ def summary_section(f: Facts) -> str:
     lines.append(row(link("Tested by hand", "entries tested only by hand"),
                      sum(len(ops) for ops in files.values()),
                      "in " + count(len(files), "handwritten test file", "handwritten test files")))
+    return "\n".join(lines + [""])
+
+
+WITHOUT_ENTRY = "Overloads without an entry"
+
+
+def _declared_count(f: Facts, kind: str) -> int:
+    return sum(1 for d in f.declared if d.kind == kind)
+
+
+def declared_section(f: Facts) -> str:
+    """The overloads ops.yaml declares on purpose without an entry."""
+    lines = [f"## {WITHOUT_ENTRY}", "",
+             wrap("Overloads that op_db or module_db reach and that have no entry on purpose, each "
+                  "declared in ops.yaml with its reason. `exclude`: tpu does not run it and raises "
+                  "NotImplementedError (the exclusions of the issue \"Kernels wave 3\"). "
+                  "`upstream_kernel`: ATen's own composite kernel (e.g. torchgen's autogen out= "
+                  "kernel) runs it on tpu over covered entries; the generator checks that the "
+                  "kernel exists, and the test file named runs it."), ""]
+    lines += header("overload", "declared", "reason", "test")
+    for d in f.declared:
+        lines.append(row(f"`{d.op}`", d.kind, d.reason, f"`{d.handwritten}`" if d.handwritten else DASH))
     return "\n".join(lines + [""])
 
 

@@ -38,6 +38,21 @@ decltype(auto) visit_dtype(DType t, F&& f) {
   throw std::invalid_argument("torch_tpu kernels: invalid DType " + std::to_string(static_cast<int>(t)));
 }
 
+// Calls f(TypeTag<T>{}) for the integral dtypes of ATen's
+// AT_DISPATCH_INTEGRAL_TYPES (uint8, int8, int16, int32, int64) and returns
+// true; returns false for any other dtype, so the caller words its own error.
+template <typename F>
+bool visit_integral_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::kUInt8: f(TypeTag<uint8_t>{}); return true;
+    case DType::kInt8: f(TypeTag<int8_t>{}); return true;
+    case DType::kInt16: f(TypeTag<int16_t>{}); return true;
+    case DType::kInt32: f(TypeTag<int32_t>{}); return true;
+    case DType::kInt64: f(TypeTag<int64_t>{}); return true;
+    default: return false;
+  }
+}
+
 // Raw element of a given byte size, for copies and fills that only move bits.
 struct Bytes16 {
   uint64_t lo, hi;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <limits>
 #include <numbers>
 #include <type_traits>
@@ -24,6 +25,29 @@ struct FloatingOp : OpTraits {
   static constexpr int kArgs = kA;
   template <typename C>
   static constexpr bool supports = kFloatingCompute<C>;
+};
+
+// float and double only: CPU's AT_DISPATCH_FLOATING_TYPES (no float16/bfloat16).
+template <typename C>
+inline constexpr bool kFloatOrDouble = std::is_same_v<C, float> || std::is_same_v<C, double>;
+
+// The shell of most torch.special ops: float and double, no scalar
+// arguments, the value F::f(inputs...) computed in the dtype itself.
+template <ElementwiseOp kO, int kIn, typename F>
+struct FloatDoubleOp : FloatingOp<kO, kIn> {
+  template <typename C>
+  static constexpr bool supports = kFloatOrDouble<C>;
+  template <typename C>
+  struct Fn {
+    using M = opmath_t<C>;
+    explicit Fn(const ScalarArgs&) {}
+    // always_inline: a call left in the op's loop keeps it scalar.
+    template <typename... X>
+      requires(sizeof...(X) == kIn && (std::same_as<X, M> && ...))
+    __attribute__((always_inline)) M operator()(X... x) const {
+      return F::f(x...);
+    }
+  };
 };
 
 // Float through vec_math.h's vectorizing functions, double through libm.

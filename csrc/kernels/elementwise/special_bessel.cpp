@@ -430,27 +430,13 @@ inline T modified_i1_of(T x) {
 // ---- the ops ---------------------------------------------------------------------
 
 // One floating input, float and double only, computed in the dtype itself.
-template <ElementwiseOp kO, typename F>
-struct BesselOp : OpTraits {
-  static constexpr ElementwiseOp kOp = kO;
-  static constexpr int kInputs = 1;
-  template <typename C>
-  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M x) const { return F::f(x); }
-  };
-};
-
-#define TORCH_TPU_BESSEL_OP(Name, name, expr)                   \
-  struct Name##Impl {                                           \
-    template <typename T>                                       \
-    static T f(T x) { return expr; }                            \
-  };                                                            \
-  struct Name##Op : BesselOp<ElementwiseOp::k##Name, Name##Impl> { \
-    static constexpr const char* kName = name;                  \
+#define TORCH_TPU_BESSEL_OP(Name, name, expr)                                  \
+  struct Name##Impl {                                                          \
+    template <typename T>                                                      \
+    static T f(T x) { return expr; }                                           \
+  };                                                                           \
+  struct Name##Op : FloatDoubleOp<ElementwiseOp::k##Name, 1, Name##Impl> { \
+    static constexpr const char* kName = name;                                 \
   };
 TORCH_TPU_BESSEL_OP(SpecialBesselJ0, "special_bessel_j0", bessel_j0_of(x))
 TORCH_TPU_BESSEL_OP(SpecialBesselJ1, "special_bessel_j1", bessel_j1_of(x))

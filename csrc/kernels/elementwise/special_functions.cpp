@@ -163,7 +163,7 @@ struct LogNdtrImpl {
 template <ElementwiseOp kO, typename F>
 struct DoubleUnaryOpNoReduced : DoubleUnaryOp<kO, F> {
   template <typename C>
-  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
+  static constexpr bool supports = kFloatOrDouble<C>;
 };
 
 struct SpecialErfcxOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialErfcx, ErfcxImpl> {
@@ -172,22 +172,12 @@ struct SpecialErfcxOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialErfcx, Erf
 struct SpecialLogNdtrOp : DoubleUnaryOpNoReduced<ElementwiseOp::kSpecialLogNdtr, LogNdtrImpl> {
   static constexpr const char* kName = "special_log_ndtr";
 };
-struct SpecialNdtriOp : FloatingOp<ElementwiseOp::kSpecialNdtri, 1> {
+struct NdtriImpl {
+  __attribute__((always_inline)) static float f(float p) { return vmath::ndtri_f(p); }
+  static double f(double p) { return ndtri_of(p); }
+};
+struct SpecialNdtriOp : FloatDoubleOp<ElementwiseOp::kSpecialNdtri, 1, NdtriImpl> {
   static constexpr const char* kName = "special_ndtri";
-  template <typename C>
-  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    __attribute__((always_inline)) M operator()(M p) const {
-      if constexpr (std::is_same_v<M, float>) {
-        return vmath::ndtri_f(p);
-      } else {
-        return ndtri_of(p);
-      }
-    }
-  };
 };
 
 // ---- entr, xlog1py ---------------------------------------------------------------
@@ -275,18 +265,13 @@ inline T zeta_of(T s, T q) {
   return sum;
 }
 
-struct SpecialZetaOp : OpTraits {
-  static constexpr ElementwiseOp kOp = ElementwiseOp::kSpecialZeta;
+// In double for float too, rounded once.
+struct ZetaImpl {
+  template <typename M>
+  static M f(M s, M q) { return static_cast<M>(zeta_of<double>(s, q)); }
+};
+struct SpecialZetaOp : FloatDoubleOp<ElementwiseOp::kSpecialZeta, 2, ZetaImpl> {
   static constexpr const char* kName = "special_zeta";
-  static constexpr int kInputs = 2;
-  template <typename C>
-  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M s, M q) const { return static_cast<M>(zeta_of<double>(s, q)); }
-  };
 };
 
 // psi'(x) in T (CPU computes float's in float): reflection below 1/2,

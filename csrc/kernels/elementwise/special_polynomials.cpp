@@ -174,21 +174,7 @@ inline T legendre_of(T x, int64_t n) {
   return r;
 }
 
-// (x, n) ops over float and double (AT_DISPATCH_FLOATING_TYPES).
-template <ElementwiseOp kO, typename F>
-struct PolynomialOp : OpTraits {
-  static constexpr ElementwiseOp kOp = kO;
-  static constexpr int kInputs = 2;
-  template <typename C>
-  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M x, M n) const { return F::f(x, n); }
-  };
-};
-
+// (x, n) ops over float and double (AT_DISPATCH_FLOATING_TYPES): FloatDoubleOp.
 template <Cheb K, bool kShifted>
 struct ChebImpl {
   template <typename T>
@@ -220,9 +206,9 @@ using ShiftedChebVImpl = ChebImpl<Cheb::kV, true>;
 using ChebWImpl = ChebImpl<Cheb::kW, false>;
 using ShiftedChebWImpl = ChebImpl<Cheb::kW, true>;
 
-#define TORCH_TPU_POLY_OP(Name, name, Impl)                         \
-  struct Name##Op : PolynomialOp<ElementwiseOp::k##Name, Impl> {   \
-    static constexpr const char* kName = name;                      \
+#define TORCH_TPU_POLY_OP(Name, name, Impl)                          \
+  struct Name##Op : FloatDoubleOp<ElementwiseOp::k##Name, 2, Impl> { \
+    static constexpr const char* kName = name;                       \
   };
 TORCH_TPU_POLY_OP(SpecialChebyshevT, "special_chebyshev_polynomial_t", ChebTImpl)
 TORCH_TPU_POLY_OP(SpecialChebyshevU, "special_chebyshev_polynomial_u", ChebUImpl)
@@ -242,31 +228,25 @@ TORCH_TPU_POLY_OP(SpecialLegendreP, "special_legendre_polynomial_p", LegendreImp
 // +-inf, and below |x| = 1/2 its Taylor series
 //   sum_k (-x^2)^k / (2k + 1)!  (to k = 6, as CPU: within an ulp there),
 // in the dtype itself (float and double, as CPU).
-struct SpecialSphericalBesselJ0Op : OpTraits {
-  static constexpr ElementwiseOp kOp = ElementwiseOp::kSpecialSphericalBesselJ0;
-  static constexpr const char* kName = "special_spherical_bessel_j0";
-  static constexpr int kInputs = 1;
-  template <typename C>
-  static constexpr bool supports = std::is_same_v<C, float> || std::is_same_v<C, double>;
-  template <typename C>
-  struct Fn {
-    using M = opmath_t<C>;
-    explicit Fn(const ScalarArgs&) {}
-    M operator()(M x) const {
-      if (std::isinf(x)) return M(0);
-      if (std::abs(x) < M(0.5)) {
-        const M z = x * x;
-        // 1/(2k+1)! for k = 6 down to 1, by Horner in -x^2
-        M s = M(1) / M(6227020800.0);
-        for (const M c : {M(-1) / M(39916800.0), M(1) / M(362880.0), M(-1) / M(5040.0), M(1) / M(120.0),
-                          M(-1) / M(6.0)}) {
-          s = c + z * s;
-        }
-        return M(1) + z * s;
+struct SphericalBesselJ0Impl {
+  template <typename M>
+  static M f(M x) {
+    if (std::isinf(x)) return M(0);
+    if (std::abs(x) < M(0.5)) {
+      const M z = x * x;
+      // 1/(2k+1)! for k = 6 down to 1, by Horner in -x^2
+      M s = M(1) / M(6227020800.0);
+      for (const M c : {M(-1) / M(39916800.0), M(1) / M(362880.0), M(-1) / M(5040.0), M(1) / M(120.0),
+                        M(-1) / M(6.0)}) {
+        s = c + z * s;
       }
-      return std::sin(x) / x;
+      return M(1) + z * s;
     }
-  };
+    return std::sin(x) / x;
+  }
+};
+struct SpecialSphericalBesselJ0Op : FloatDoubleOp<ElementwiseOp::kSpecialSphericalBesselJ0, 1, SphericalBesselJ0Impl> {
+  static constexpr const char* kName = "special_spherical_bessel_j0";
 };
 
 }  // namespace

@@ -256,7 +256,8 @@ void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, cons
 
 void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const void* weight,
                                      const void* bias, void* flat) {
-  if (!conv_supports(d.dtype) && d.dtype != DType::kInt64) throw std::invalid_argument("conv: unsupported dtype");
+  // Integers: the integer GEMM, exact modulo 2^bits (CPU's slow path wraps the same).
+  if (!conv_supports(d.dtype) && !gemm_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   const size_t es = dtype_size(d.dtype);
   std::vector<unsigned char> col(s.identity ? 0 : d.image_channels * s.K * s.P * es);

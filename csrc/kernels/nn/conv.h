@@ -18,8 +18,9 @@
 // (flat = input, image = grad_output) for transposed.
 //
 // All tensors are contiguous [batch, channels, *spatial] in one of float16,
-// bfloat16, float32, float64; lower and raise also take int64 (CPU's int64
-// convolution: forward only, exact modulo 2^64). Runs inside a launched body;
+// bfloat16, float32, float64; lower also takes uint8, int8, int16, int32 and
+// int64, raise int64 only (CPU's integer convolutions: forward only, exact
+// modulo 2^bits; CPU transposes int64 only). Runs inside a launched body;
 // GEMMs accumulate in float (double for float64) and round once per output
 // element, col2im and weight_grad accumulate in the compute type across
 // windows and images.

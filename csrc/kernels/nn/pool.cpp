@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/dtype_dispatch.h"
 #include "kernels/nn/nn.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
@@ -223,24 +224,13 @@ void pool_forward(const PoolDesc& d, const void* x, void* y, int64_t* indices) {
     nn::with_compute_type(d.dtype, [&](auto c) { forward_typed<decltype(c)>(d, x, y, indices); });
     return;
   }
-  const bool max = takes_max(d.kind);
-  switch (d.dtype) {
-    case DType::kUInt8:
-      if (max) return forward_int(d, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices);
-      break;
-    case DType::kInt8:
-      if (max) return forward_int(d, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices);
-      break;
-    case DType::kInt16:
-      if (max) return forward_int(d, static_cast<const int16_t*>(x), static_cast<int16_t*>(y), indices);
-      break;
-    case DType::kInt32:
-      if (max) return forward_int(d, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), indices);
-      break;
-    case DType::kInt64:
-      return forward_int(d, static_cast<const int64_t*>(x), static_cast<int64_t*>(y), indices);
-    default:
-      break;
+  // CPU max-pools every integral dtype but averages int64 only.
+  const bool has_int_kernel = takes_max(d.kind) || d.dtype == DType::kInt64;
+  if (has_int_kernel && visit_integral_dtype(d.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        forward_int(d, static_cast<const T*>(x), static_cast<T*>(y), indices);
+      })) {
+    return;
   }
   throw std::invalid_argument("pool: unsupported dtype");
 }

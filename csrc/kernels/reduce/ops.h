@@ -62,7 +62,7 @@ inline void write_value(char* p, DType t, V v) {
 // Family entry points (reduce.cpp dispatches on ReduceOp).
 void reduce_sum_family(const ReduceDesc& d, const Layout& L);     // kSum, kProd, kMean
 void reduce_minmax_family(const ReduceDesc& d, const Layout& L);  // kMax, kMin, kArgMax, kArgMin
-void reduce_logical_family(const ReduceDesc& d, const Layout& L); // kAll, kAny
+void reduce_logical_family(const ReduceDesc& d, const Layout& L); // kAll, kAny, kXorSum
 void reduce_norm_family(const ReduceDesc& d, const Layout& L);    // kNorm
 void reduce_var_family(const ReduceDesc& d, const Layout& L);     // kVar
 

@@ -31,7 +31,8 @@ namespace torch_tpu::kernels {
 // and dispatch of reduce.cpp follow from this list.
 //   Max/Min: NaN propagates; with two outputs also the index. ArgMax/ArgMin:
 //   the index of the first extremum (int64 output). All/Any: nonzero (NaN is
-//   nonzero). Norm: vector p-norm, p = ReduceDesc::p (inf, -inf, 0, 1, 2,
+//   nonzero). XorSum: hash_tensor's xor of each element's 64 bits (uint64
+//   output). Norm: vector p-norm, p = ReduceDesc::p (inf, -inf, 0, 1, 2,
 //   any). Var: variance with `correction`, sqrt if `take_sqrt`; a second
 //   output receives the mean (var_mean/std_mean).
 #define TORCH_TPU_REDUCE_OPS(_)                  \
@@ -44,6 +45,7 @@ namespace torch_tpu::kernels {
   _(ArgMin, argmin, real, minmax_family)         \
   _(All, all, any, logical_family)               \
   _(Any, any, any, logical_family)               \
+  _(XorSum, xor_sum, real, logical_family)       \
   _(Norm, norm, float_or_complex, norm_family)   \
   _(Var, var, floating, var_family)
 

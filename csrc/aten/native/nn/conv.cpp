@@ -10,6 +10,8 @@
 // (_conv_determine_backend_memory_format), so compiled graphs see the strides
 // eager produces. CPU keeps channels-last; a channels-last kernel would be an
 // optimisation, not a different answer.
+#include <algorithm>
+
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/ops/empty.h>
@@ -142,6 +144,15 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const 
   const char* name = "convolution";
   const at::Tensor& bias = value_or_undefined(bias_opt);
   const Conv c = check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  // CPU's integer convolutions other than int64 take its slow2d/slow3d path
+  // only: its transposed (slow_conv_transpose) and dilated (slow_conv_dilated)
+  // paths have no kernel for them, so neither does tpu.
+  if (at::isIntegralType(input.scalar_type(), false) && input.scalar_type() != at::kLong) {
+    const bool dilated = std::any_of(c.dilation.begin(), c.dilation.end(), [](int64_t d) { return d != 1; });
+    TORCH_CHECK_NOT_IMPLEMENTED(!transposed && !dilated, "convolution: ", transposed ? "transposed" : "dilated",
+                                " convolution is not implemented for ", input.scalar_type(),
+                                " (CPU has no kernel for it either)");
+  }
   const at::Tensor x = input.contiguous();
   const at::Tensor w = weight.contiguous();
   const at::Tensor b = bias.defined() ? bias.contiguous() : bias;

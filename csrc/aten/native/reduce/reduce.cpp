@@ -151,6 +151,7 @@ void mean_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kM
 void prod_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kProd, "prod_stub"); }
 void and_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kAll, "and_stub"); }
 void or_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kAny, "or_stub"); }
+void xor_sum_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kXorSum, "xor_sum_stub"); }
 void max_values_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kMax, "max_values_stub"); }
 void min_values_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kMin, "min_values_stub"); }
 void argmax_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kArgMax, "argmax_stub"); }
