@@ -84,16 +84,8 @@ void set_strict_mode(bool on) {
   if (g_strict.load() == on) return;
   // In-flight tasks were started under the old mode; let them finish first.
   wait_all_devices_idle();
-  {
-    std::lock_guard<std::mutex> prot(protection_mutex());
-    g_strict.store(on);
-  }
-  // Tasks launched before the store without strict mode name no records for
-  // their own device's buffers (launch.cpp): let those finish before any
-  // page is closed. (A launch racing with the switch itself on another
-  // thread is not supported: switch while no other thread launches.)
-  if (on) wait_all_devices_idle();
   std::lock_guard<std::mutex> prot(protection_mutex());
+  g_strict.store(on);
   for (int d = 0; d < n; ++d) {
     Arena& arena = *get_device(d)->arena;
     std::lock_guard<std::mutex> lock(arena.mu);

@@ -55,7 +55,6 @@ void run_task(StreamImpl* s, Task& t) {
   ExecContext& ctx = t_exec;
   ctx.task_name = t.name.c_str();
   ctx.task_allocs = &t.allocs;
-  ctx.task_local = &t.local;
   set_thread_task(ctx.slot, ctx.task_name);
   begin_access(t.allocs);
   try {
@@ -69,7 +68,6 @@ void run_task(StreamImpl* s, Task& t) {
   set_thread_task(ctx.slot, nullptr);
   ctx.task_name = nullptr;
   ctx.task_allocs = nullptr;
-  ctx.task_local = nullptr;
 
   // seq_cst store + seq_cst load of `waiters` pairs with wait_for's
   // increment-then-check, so a sleeping waiter is never missed.

@@ -17,9 +17,7 @@ namespace torch_tpu::runtime {
 namespace detail {
 
 // One unit of stream work. `allocs` are the device allocations it names
-// that need a record (pending references already taken); `local` the named
-// buffers of the stream's own device left unresolved (see launch.cpp);
-// `name` appears in kernel errors. Cache-line aligned: the host fills one
+// (pending references already taken); `name` appears in kernel errors. Cache-line aligned: the host fills one
 // slot while the worker reads the one before it, and a line shared by the
 // two moved between the cores on every launch.
 struct alignas(64) Task {
@@ -27,13 +25,11 @@ struct alignas(64) Task {
   TaskBody fn;
   std::string name;
   AllocList allocs;
-  BufferList local;
-  // Back to empty, keeping the name's and the lists' buffers.
+  // Back to empty, keeping the name's and the list's buffers.
   void reset() {
     fn.reset();
     name.clear();
     allocs.clear();
-    local.clear();
   }
 };
 
