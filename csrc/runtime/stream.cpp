@@ -181,7 +181,7 @@ void worker_main(StreamImpl* s, TaskBlock* block) {
     if (tail < next) {
       if (!idle_poll(s, next)) {
         // seq_cst flag store, then seq_cst load of submitted: pairs with the
-        // producer's publish-then-check in enqueue, so a wake-up is never lost.
+        // producer's publish-then-check in publish(), so a wake-up is never lost.
         std::unique_lock<std::mutex> lock(s->sleep_mu);
         s->worker_sleeping.store(true, std::memory_order_seq_cst);
         while (s->submitted.load(std::memory_order_seq_cst) < next) s->work_cv.wait(lock);

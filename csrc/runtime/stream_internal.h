@@ -17,9 +17,10 @@ namespace torch_tpu::runtime {
 namespace detail {
 
 // One unit of stream work. `allocs` are the device allocations it names
-// (pending references already taken); `name` appears in kernel errors. Cache-line aligned: the host fills one
-// slot while the worker reads the one before it, and a line shared by the
-// two moved between the cores on every launch.
+// (pending references already taken); `name` appears in kernel errors.
+// Cache-line aligned: the host fills one slot while the worker reads the one
+// before it, and a line shared by the two moved between the cores on every
+// launch.
 struct alignas(64) Task {
   uint64_t seq = 0;
   TaskBody fn;
