@@ -81,8 +81,14 @@ Status free(void* ptr) {
     auto it = a.allocs.find(key);
     if (it == a.allocs.end()) return not_base();
     // A kernel freeing a buffer it named would wait for itself forever.
-    if (const auto* mine = static_cast<const AllocList*>(t_exec.task_allocs);
-        mine && std::find(mine->begin(), mine->end(), it->second) != mine->end()) {
+    const Allocation* target = it->second;
+    const auto* mine = static_cast<const AllocList*>(t_exec.task_allocs);
+    const auto* local = static_cast<const BufferList*>(t_exec.task_local);
+    auto inside = [&](const void* p) {
+      return reinterpret_cast<uintptr_t>(p) - key < target->reserved;
+    };
+    if ((mine && std::find(mine->begin(), mine->end(), target) != mine->end()) ||
+        (local && std::any_of(local->begin(), local->end(), inside))) {
       return fail(Status::kInvalidValue, "free: kernel '" + std::string(t_exec.task_name) +
                                              "' cannot free an allocation named in its own launch");
     }

@@ -97,11 +97,16 @@ void end_access(const AllocList& allocs);
 bool protect_new_allocation(Allocation* a);
 std::mutex& protection_mutex();
 bool strict_enabled();
+// Whether a launch records its own device's buffers too (see launch.cpp).
+bool record_all_buffers();
 void init_strict_mode(bool on);
 
 // Waits (without consuming sticky errors) until all work enqueued so far on
 // every stream of `device` finished. Skips the calling worker's own stream.
 void wait_device_idle(int device);
 void wait_all_devices_idle();
+// Returns once every launch that was filling a task slot on any stream has
+// published it (takes and releases each stream's producer lock).
+void wait_for_launches_in_progress();
 
 }  // namespace torch_tpu::runtime::detail

@@ -20,6 +20,9 @@ namespace detail {
 namespace {
 
 std::atomic<bool> g_strict{false};
+// Launches record every named buffer (see set_strict_mode); on a little
+// before strict mode is, off a little after.
+std::atomic<bool> g_record_all{false};
 
 void set_protection(Allocation* a, bool accessible) {
   if (mprotect(a->base, a->reserved, accessible ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
@@ -39,7 +42,12 @@ std::mutex& protection_mutex() {
 
 bool strict_enabled() { return g_strict.load(std::memory_order_relaxed); }
 
-void init_strict_mode(bool on) { g_strict.store(on, std::memory_order_relaxed); }
+bool record_all_buffers() { return g_record_all.load(std::memory_order_relaxed); }
+
+void init_strict_mode(bool on) {
+  g_strict.store(on, std::memory_order_relaxed);
+  g_record_all.store(on, std::memory_order_relaxed);
+}
 
 bool protect_new_allocation(Allocation* a) {
   // Free ranges are PROT_NONE already; only non-strict mode opens them.
@@ -82,6 +90,15 @@ void set_strict_mode(bool on) {
   static auto* switch_mu = new std::mutex;  // one switch at a time
   std::lock_guard<std::mutex> switching(*switch_mu);
   if (g_strict.load() == on) return;
+  if (on) {
+    // Outside strict mode a launch keeps no record of its own device's
+    // buffers (launch.cpp), so no page may close while such a task can
+    // still run: first make every launch record them, then wait until each
+    // launch that read the old setting has published its task (it reads the
+    // setting under its stream's lock), then for those tasks to finish.
+    g_record_all.store(true);
+    wait_for_launches_in_progress();
+  }
   // In-flight tasks were started under the old mode; let them finish first.
   wait_all_devices_idle();
   std::lock_guard<std::mutex> prot(protection_mutex());
@@ -93,6 +110,7 @@ void set_strict_mode(bool on) {
       if (a->users == 0) set_protection(a, !on);
     }
   }
+  if (!on) g_record_all.store(false);  // every page is open now
 }
 
 bool strict_mode() {

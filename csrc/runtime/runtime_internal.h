@@ -87,6 +87,7 @@ struct ExecContext {
   int slot = -1;                 // runtime thread registry slot
   const char* task_name = nullptr;
   const void* task_allocs = nullptr;  // the running task's AllocList
+  const void* task_local = nullptr;   // the running task's unresolved BufferList
 };
 inline thread_local ExecContext t_exec;
 

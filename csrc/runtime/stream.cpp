@@ -55,6 +55,7 @@ void run_task(StreamImpl* s, Task& t) {
   ExecContext& ctx = t_exec;
   ctx.task_name = t.name.c_str();
   ctx.task_allocs = &t.allocs;
+  ctx.task_local = &t.local;
   set_thread_task(ctx.slot, ctx.task_name);
   begin_access(t.allocs);
   try {
@@ -68,6 +69,7 @@ void run_task(StreamImpl* s, Task& t) {
   set_thread_task(ctx.slot, nullptr);
   ctx.task_name = nullptr;
   ctx.task_allocs = nullptr;
+  ctx.task_local = nullptr;
 
   // seq_cst store + seq_cst load of `waiters` pairs with wait_for's
   // increment-then-check, so a sleeping waiter is never missed.
@@ -322,6 +324,19 @@ void wait_device_idle(int device) {
 void wait_all_devices_idle() {
   const int n = num_devices();
   for (int d = 0; d < n; ++d) wait_device_idle(d);
+}
+
+void wait_for_launches_in_progress() {
+  const int n = num_devices();
+  for (int d = 0; d < n; ++d) {
+    Device* dev = get_device(d);
+    std::vector<StreamImpl*> streams;
+    {
+      std::lock_guard<std::mutex> lock(dev->streams_mu);
+      streams = dev->streams;
+    }
+    for (StreamImpl* s : streams) std::lock_guard<std::mutex> producers(s->mu);
+  }
 }
 
 }  // namespace detail

@@ -17,8 +17,9 @@ namespace torch_tpu::runtime {
 namespace detail {
 
 // One unit of stream work. `allocs` are the device allocations it names
-// (pending references already taken); `name` appears in kernel errors.
-// Cache-line aligned: the host fills one slot while the worker reads the one
+// that need a record (pending references already taken); `local` the named
+// buffers of the stream's own device left unresolved (see launch.cpp);
+// `name` appears in kernel errors. Cache-line aligned: the host fills one slot while the worker reads the one
 // before it, and a line shared by the two moved between the cores on every
 // launch.
 struct alignas(64) Task {
@@ -26,11 +27,13 @@ struct alignas(64) Task {
   TaskBody fn;
   std::string name;
   AllocList allocs;
-  // Back to empty, keeping the name's and the list's buffers.
+  BufferList local;
+  // Back to empty, keeping the name's and the lists' buffers.
   void reset() {
     fn.reset();
     name.clear();
     allocs.clear();
+    local.clear();
   }
 };
 

@@ -124,8 +124,9 @@ Plan make_plan(const ElementwiseDesc& d) {
     return d.operands[k].by_value ? 0 : d.operands[k].strides[dim];
   };
 
-  std::vector<int64_t> shape;
-  std::vector<std::vector<int64_t>> strides(no);
+  // Coalesced strides, one row per operand (inline for up to 6 dims).
+  SmallVector<int64_t, 6>& shape = p.shape;
+  std::array<SmallVector<int64_t, 6>, kMaxOperands> strides;
   for (size_t dim = 0; dim < d.shape.size(); ++dim) {
     const int64_t size = d.shape[dim];
     if (size == 1) continue;
@@ -140,21 +141,21 @@ Plan make_plan(const ElementwiseDesc& d) {
   }
   if (shape.empty()) {  // one element
     shape.push_back(1);
-    for (auto& s : strides) s.push_back(0);
+    for (int k = 0; k < no; ++k) strides[k].push_back(0);
   }
 
-  p.shape = shape;
   p.ndim = static_cast<int>(shape.size());
   p.strides.reserve(static_cast<size_t>(no) * p.ndim);
-  for (int k = 0; k < no; ++k) p.strides.insert(p.strides.end(), strides[k].begin(), strides[k].end());
+  for (int k = 0; k < no; ++k) {
+    for (int64_t st : strides[k]) p.strides.push_back(st);
+  }
   for (int k = 0; k < no; ++k) {
     const ElementwiseOperand& o = d.operands[k];
-    p.data.push_back(o.by_value ? const_cast<char*>(reinterpret_cast<const char*>(o.value))
-                                : static_cast<char*>(o.data));
-    p.dtype.push_back(o.dtype);
+    p.data[k] = o.by_value ? const_cast<char*>(reinterpret_cast<const char*>(o.value)) : static_cast<char*>(o.data);
+    p.dtype[k] = o.dtype;
     bool scalar = true;
     for (int64_t s : strides[k]) scalar = scalar && s == 0;
-    p.whole_scalar.push_back(scalar || p.numel == 1);
+    p.whole_scalar[k] = scalar || p.numel == 1;
   }
   return p;
 }

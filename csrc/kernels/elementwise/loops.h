@@ -46,6 +46,7 @@
 
 #include "kernels/elementwise/types.h"
 #include "runtime/runtime.h"
+#include "runtime/small_vector.h"
 
 namespace torch_tpu::kernels::ew {
 
@@ -55,15 +56,17 @@ constexpr int kMaxOperands = 8;
 constexpr int64_t kGrain = 32768;
 
 // A validated, coalesced descriptor (built by make_plan in elementwise.cpp).
+// Inline storage only: a plan is built per launch on the device's worker,
+// and its vectors cost ~15 mallocs per small op there.
 struct Plan {
-  std::vector<int64_t> shape;    // fastest first, >= 1 dim, no size-1 dims unless numel == 1
+  SmallVector<int64_t, 6> shape;  // fastest first, >= 1 dim, no size-1 dims unless numel == 1
   int ndim = 1;
   int noperands = 0;
   int64_t numel = 0;
-  std::vector<char*> data;       // per operand: device memory, or its by-value bytes
-  std::vector<DType> dtype;      // per operand
-  std::vector<int64_t> strides;  // noperands x ndim, bytes (0 for by-value operands)
-  std::vector<char> whole_scalar;  // per operand: the same element everywhere
+  std::array<char*, kMaxOperands> data{};  // per operand: device memory, or its by-value bytes
+  std::array<DType, kMaxOperands> dtype{};  // per operand
+  SmallVector<int64_t, 3 * 6> strides;      // noperands x ndim, bytes (0 for by-value operands)
+  std::array<bool, kMaxOperands> whole_scalar{};  // per operand: the same element everywhere
   DType compute = DType::kFloat32;
 
   int64_t stride(int k, int d) const { return strides[static_cast<size_t>(k) * ndim + d]; }
@@ -78,7 +81,7 @@ void for_each_row(const Plan& p, int64_t begin, int64_t end, RowFn&& row) {
   const int64_t inner = p.shape[0];
   int64_t outer = begin / inner;
   int64_t col = begin % inner;
-  std::vector<int64_t> idx(nd, 0);
+  SmallVector<int64_t, 6> idx(nd, 0);
   std::array<char*, kMaxOperands> base{};
   for (int k = 0; k < no; ++k) base[k] = p.data[k];
   for (int d = 1; d < nd; ++d) {
