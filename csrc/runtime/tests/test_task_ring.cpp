@@ -74,6 +74,10 @@ TEST(ring_task_enqueues_onto_its_own_stream) {
     }
     order.push_back(-2);
   }));
+  // A synchronize covers the work submitted before it: if it reads the tail
+  // before the spawner ran, that is the spawner alone. Once the spawner is
+  // done its children are all submitted, so the second one covers them.
+  CHECK_OK(rt::stream_synchronize(s));
   CHECK_OK(rt::stream_synchronize(s));
   CHECK_STATUS(inner, Status::kSuccess);
   CHECK_EQ(order.size(), size_t{302});
