@@ -109,11 +109,7 @@ Status device_synchronize(int device) {
   if (!dev) return fail(Status::kInvalidDevice, "device_synchronize: invalid device index " + std::to_string(device));
   if (bad_fork()) return forked_error();
   wait_device_idle(device);
-  std::vector<StreamImpl*> streams;
-  {
-    std::lock_guard<std::mutex> lock(dev->streams_mu);
-    streams = dev->streams;
-  }
+  const std::vector<StreamImpl*> streams = streams_of(device);
   // Report the first sticky error; clear the others too (they were covered).
   Status result = Status::kSuccess;
   std::string message;

@@ -307,15 +307,15 @@ Status check_stream(Stream s, StreamImpl** out) {
   return Status::kSuccess;
 }
 
-void wait_device_idle(int device) {
+std::vector<StreamImpl*> streams_of(int device) {
   Device* dev = get_device(device);
-  if (!dev) return;
-  std::vector<StreamImpl*> streams;
-  {
-    std::lock_guard<std::mutex> lock(dev->streams_mu);
-    streams = dev->streams;
-  }
-  for (StreamImpl* s : streams) {
+  if (!dev) return {};
+  std::lock_guard<std::mutex> lock(dev->streams_mu);
+  return dev->streams;
+}
+
+void wait_device_idle(int device) {
+  for (StreamImpl* s : streams_of(device)) {
     if (s == t_exec.stream) continue;  // a task cannot wait for itself
     wait_for(s, s->submitted.load(std::memory_order_acquire));
   }
@@ -329,13 +329,7 @@ void wait_all_devices_idle() {
 void wait_for_launches_in_progress() {
   const int n = num_devices();
   for (int d = 0; d < n; ++d) {
-    Device* dev = get_device(d);
-    std::vector<StreamImpl*> streams;
-    {
-      std::lock_guard<std::mutex> lock(dev->streams_mu);
-      streams = dev->streams;
-    }
-    for (StreamImpl* s : streams) std::lock_guard<std::mutex> producers(s->mu);
+    for (StreamImpl* s : streams_of(d)) std::lock_guard<std::mutex> producers(s->mu);
   }
 }
 

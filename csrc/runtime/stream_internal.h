@@ -19,9 +19,9 @@ namespace detail {
 // One unit of stream work. `allocs` are the device allocations it names
 // that need a record (pending references already taken); `local` the named
 // buffers of the stream's own device left unresolved (see launch.cpp);
-// `name` appears in kernel errors. Cache-line aligned: the host fills one slot while the worker reads the one
-// before it, and a line shared by the two moved between the cores on every
-// launch.
+// `name` appears in kernel errors. Cache-line aligned: the host fills one
+// slot while the worker reads the one before it, and a line shared by the
+// two moved between the cores on every launch.
 struct alignas(64) Task {
   uint64_t seq = 0;
   TaskBody fn;
@@ -131,6 +131,9 @@ inline bool reached(const StreamImpl* s, uint64_t seq) {
 }
 // kKernelFailure (and clears the error) if the stream has a sticky error.
 Status take_error(StreamImpl* s);
+// A snapshot of a device's streams (empty for an invalid index). Streams are
+// never freed, only reused, so the pointers stay valid.
+std::vector<StreamImpl*> streams_of(int device);
 // Creates the default stream object of a device (no thread yet).
 StreamImpl* new_stream(int device, int priority, bool is_default);
 
