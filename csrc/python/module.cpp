@@ -12,6 +12,7 @@
 #include "aten/device/caching_allocator.h"
 #include "aten/device/fallback.h"
 #include "aten/device/generator.h"
+#include "aten/device/graph.h"
 #include "aten/device/op_trace.h"
 #include "aten/device/runtime_check.h"
 #include "aten/device/telemetry.h"
@@ -77,6 +78,8 @@ py::list memory_snapshot() {
     s["requested_size"] = seg.requested_size;
     s["stream"] = reinterpret_cast<uintptr_t>(seg.stream);
     s["segment_type"] = seg.is_large ? "large" : "small";
+    // As torch.cuda.memory_snapshot(): the graph pool owning it, (0, 0) if none.
+    s["segment_pool_id"] = py::make_tuple(seg.owner_private_pool_id.first, seg.owner_private_pool_id.second);
     py::list blocks;
     size_t address = seg.address;
     for (const auto& b : seg.blocks) {
@@ -179,6 +182,13 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_memory_snapshot", &memory_snapshot);
   m.def("_is_in_bad_fork", [] { return runtime::in_bad_fork(); });
+  m.def("_graph_pool_handle", [] {
+    const c10::MempoolId_t id = aten::graph_pool_handle();
+    return py::make_tuple(id.first, id.second);
+  });
+  m.def("_is_current_stream_capturing", [] {
+    return runtime::stream_capture_id(aten::native_stream(aten::current_stream(-1))) != 0;
+  });
 
   m.def("_stats", &stats);
   m.def("_reset_stats", [] { aten::telemetry::reset(); });

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "capture_internal.h"
 #include "memory_internal.h"
 #include "runtime_internal.h"
 #include "staging_cache.h"
@@ -200,6 +201,20 @@ Status submit_copy(CopyPlan& plan, void* dst, const void* src, size_t n, StreamI
   return Status::kSuccess;
 }
 
+// memcpy_async on a capturing stream: device and pinned memory are used in
+// place at replay, so those copies are recorded; a pageable side would need
+// staging or a wait now, which a graph cannot replay.
+Status capture_copy(CaptureImpl* c, const CopyPlan& plan, void* dst, const void* src, size_t n) {
+  if (plan.src.where == Where::kPageable || plan.dst.where == Where::kPageable) {
+    return capture_refuse(c, "memcpy_async between a tpu and pageable host memory (use pinned memory)");
+  }
+  BufferList buffers;
+  if (plan.src.where == Where::kDevice) buffers.push_back(src);
+  if (plan.dst.where == Where::kDevice) buffers.push_back(dst);
+  return capture_node(c, "memcpy", buffers,
+                      [to = static_cast<char*>(dst), from = static_cast<const char*>(src), n] { copy_bytes(to, from, n); });
+}
+
 }  // namespace
 
 }  // namespace detail
@@ -213,6 +228,7 @@ Status memcpy_async(void* dst, const void* src, size_t n, MemcpyKind kind, Strea
   if (n == 0) return Status::kSuccess;
   CopyPlan plan;
   if (Status st = plan_copy("memcpy_async", dst, src, n, kind, &plan); st != Status::kSuccess) return st;
+  if (CaptureImpl* c = capturing(impl)) return capture_copy(c, plan, dst, src, n);
   return submit_copy(plan, dst, src, n, impl, /*sync=*/false);
 }
 
@@ -220,6 +236,7 @@ Status memcpy_and_sync(void* dst, const void* src, size_t n, MemcpyKind kind, St
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
   if (bad_fork()) return forked_error();
+  if (CaptureImpl* c = capturing(impl)) return capture_refuse(c, "memcpy_and_sync (a synchronous copy, e.g. .item() or .cpu())");
   CopyPlan plan;
   if (n > 0) {
     if (Status st = plan_copy("memcpy_and_sync", dst, src, n, kind, &plan); st != Status::kSuccess) return st;
@@ -244,6 +261,7 @@ Status memcpy(void* dst, const void* src, size_t n, MemcpyKind kind) {
     std::memmove(dst, src, n);
     return Status::kSuccess;
   }
+  if (Status st = check_capture_unsafe(device, "memcpy (synchronous)"); st != Status::kSuccess) return st;
   return submit_copy(plan, dst, src, n, get_device(device)->default_stream, /*sync=*/true);
 }
 
@@ -260,11 +278,13 @@ Status memset_async(void* dst, int value, size_t n, Stream s) {
   if (plan.dst.where != Where::kDevice) {
     return fail(Status::kInvalidDevicePointer, "memset_async: " + hex(dst) + " is not device memory");
   }
+  auto fill = [to = static_cast<char*>(dst), value, n] { set_bytes(to, value, n); };
+  if (CaptureImpl* c = capturing(impl)) return capture_node(c, "memset", {dst}, fill);
   Task task;
   task.name = "memset";
   task.allocs = std::move(plan.refs);
   plan.refs.clear();
-  task.fn = [to = static_cast<char*>(dst), value, n] { set_bytes(to, value, n); };
+  task.fn = fill;
   enqueue(impl, std::move(task));
   return Status::kSuccess;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_internal.h"
 #include "memory_internal.h"
 #include "runtime_internal.h"
 #include "stream_internal.h"
@@ -108,6 +109,7 @@ Status device_synchronize(int device) {
   Device* dev = get_device(device);
   if (!dev) return fail(Status::kInvalidDevice, "device_synchronize: invalid device index " + std::to_string(device));
   if (bad_fork()) return forked_error();
+  if (Status st = check_capture_unsafe(device, "device_synchronize"); st != Status::kSuccess) return st;
   wait_device_idle(device);
   const std::vector<StreamImpl*> streams = streams_of(device);
   // Report the first sticky error; clear the others too (they were covered).

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "capture_internal.h"
 #include "runtime_internal.h"
 #include "stream_internal.h"
 
@@ -23,6 +24,10 @@ struct TimeStamp {
 struct Capture {
   StreamImpl* stream = nullptr;  // streams are never freed (see stream_create)
   uint64_t seq = 0;
+  // Recorded on a capturing stream: the capture's id, and no stream/seq.
+  // While the capture is underway it orders streams that join it; after,
+  // the event is as if never recorded (its work is in a graph).
+  uint64_t capture_id = 0;
   std::shared_ptr<TimeStamp> stamp;  // shared with the marker task
 };
 
@@ -51,6 +56,13 @@ Capture snapshot(Event e) {
   return e->capture;
 }
 
+// Waiting for an event recorded in a capture that is still underway waits
+// for work that has not run: refused (and the capture invalidated).
+Status refuse_if_captured(const Capture& c, const char* api) {
+  if (!c.capture_id) return Status::kSuccess;
+  return refuse_capture(c.capture_id, std::string(api) + " of an event recorded in the capture");
+}
+
 }  // namespace
 
 Status event_create(Event* out, unsigned flags) {
@@ -75,6 +87,12 @@ Status event_record(Event e, Stream s) {
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
   Capture c;
+  if (CaptureImpl* cap = capturing(impl)) {
+    c.capture_id = cap->id;
+    std::lock_guard<std::mutex> lock(e->mu);
+    e->capture = std::move(c);
+    return Status::kSuccess;
+  }
   c.stream = impl;
   if (e->flags & kEventDisableTiming) {
     c.seq = impl->submitted.load(std::memory_order_acquire);
@@ -93,6 +111,7 @@ Status event_record(Event e, Stream s) {
 Status event_query(Event e) {
   if (Status st = check_event(e, "event_query"); st != Status::kSuccess) return st;
   const Capture c = snapshot(e);
+  if (Status st = refuse_if_captured(c, "event_query"); st != Status::kSuccess) return st;
   if (!c.stream || reached(c.stream, c.seq)) return Status::kSuccess;
   return Status::kNotReady;
 }
@@ -100,6 +119,7 @@ Status event_query(Event e) {
 Status event_synchronize(Event e) {
   if (Status st = check_event(e, "event_synchronize"); st != Status::kSuccess) return st;
   const Capture c = snapshot(e);
+  if (Status st = refuse_if_captured(c, "event_synchronize"); st != Status::kSuccess) return st;
   if (!c.stream) return Status::kSuccess;
   if (c.stream == t_exec.stream && !reached(c.stream, c.seq)) {
     return fail(Status::kInvalidValue, "event_synchronize: the event waits for work queued behind the calling task");
@@ -113,6 +133,10 @@ Status stream_wait_event(Stream s, Event e) {
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
   const Capture c = snapshot(e);
+  if (c.capture_id) return capture_join(impl, c.capture_id);
+  if (CaptureImpl* cap = capturing(impl); cap && c.stream && c.stream != impl) {
+    return capture_refuse(cap, "stream_wait_event on a capturing stream for an event recorded outside the capture");
+  }
   // Nothing to wait for: never recorded, same stream (in order), or done.
   if (!c.stream || c.stream == impl || reached(c.stream, c.seq)) return Status::kSuccess;
   Task wait;

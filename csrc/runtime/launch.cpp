@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "capture_internal.h"
 #include "memory_internal.h"
 #include "runtime_internal.h"
 #include "stream_internal.h"
@@ -28,6 +29,7 @@ Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& 
   if (!body) {
     return fail(Status::kInvalidValue, std::string("launch: kernel '") + (name ? name : "?") + "' has an empty body");
   }
+  if (CaptureImpl* c = capturing(impl)) return capture_node(c, name, buffers, std::move(body));
   Task& task = claim_slot(impl);  // filled in place; publish() below
   task.name = name ? name : "<unnamed kernel>";
   task.fn = std::move(body);

@@ -41,6 +41,8 @@ enum class Status : int {
   kTimingDisabled,          // elapsed_time on an event created without timing
   kKernelFailure,           // a kernel threw on the device (sticky, see above)
   kForkedProcess,           // runtime used in a child after fork()
+  kCaptureUnsupported,      // not permitted while a stream is capturing (invalidates the capture)
+  kCaptureInvalidated,      // the stream's capture was invalidated by an earlier error
 };
 
 const char* status_name(Status s);
@@ -206,6 +208,48 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn);
 // Core count of the device executing the calling body (1 outside one).
 int current_core_count();
+
+// ----------------------------------------------------------------- graphs --
+// Stream capture, like CUDA graphs. Between stream_begin_capture and
+// stream_end_capture, work enqueued on the stream is recorded, not run: the
+// launches, async copies between device and pinned memory, and memsets. A
+// stream that waits for an event recorded on a capturing stream joins the
+// capture. Capture never runs or waits for anything:
+// - a wait for captured work (stream_synchronize/stream_query on a capturing
+//   stream, memcpy_and_sync on it, event_query/event_synchronize of an event
+//   recorded in the capture) and a copy from or to pageable host memory
+//   (staged or synchronous) fail with kCaptureUnsupported;
+// - so do device_synchronize and memcpy on the capturing device, unless the
+//   capture is kRelaxed (kThreadLocal: only from the capturing thread);
+// - a capturing stream cannot wait for an event recorded outside the capture.
+// Each such failure also invalidates the capture: later work on its streams
+// fails with kCaptureInvalidated and stream_end_capture reports the first
+// failure and ends the capture. The device stays usable throughout.
+// A graph replays its recorded work, in the order it was recorded (a valid
+// order for every dependency the capture saw), as one task on one stream.
+enum class CaptureMode : int { kGlobal = 0, kThreadLocal = 1, kRelaxed = 2 };
+struct GraphImpl;
+using Graph = GraphImpl*;
+
+// The default stream cannot capture (like CUDA's legacy stream): use a side stream.
+Status stream_begin_capture(Stream s, CaptureMode mode);
+// Ends the capture begun on `s` (the stream it began on) and returns the
+// recorded graph, or the failure that invalidated the capture (out is then null).
+Status stream_end_capture(Stream s, Graph* out);
+// 0 if `s` is not capturing, else an id unique to its capture (joined
+// streams share it). Cheap: one atomic load.
+uint64_t stream_capture_id(Stream s);
+// Checks that the graph's buffers are still allocated and builds its
+// launch list (idempotent; graph_launch calls it if needed).
+Status graph_instantiate(Graph g);
+// Enqueues the whole graph on `s` (a stream of the device it was captured
+// on) as one task. Inside another capture, records it as one node.
+Status graph_launch(Graph g, Stream s);
+Status graph_destroy(Graph g);  // queued replays keep what they need
+size_t graph_node_count(Graph g);
+// Writes the graph as Graphviz DOT: one node per recorded task, in order,
+// with the device buffers it names.
+Status graph_debug_dump(Graph g, const std::string& path);
 
 // ------------------------------------------------------------- test modes --
 // Slow device: every stream task sleeps this long before it runs (env

@@ -26,6 +26,8 @@ const char* status_name(Status s) {
     case Status::kTimingDisabled: return "kTimingDisabled";
     case Status::kKernelFailure: return "kKernelFailure";
     case Status::kForkedProcess: return "kForkedProcess";
+    case Status::kCaptureUnsupported: return "kCaptureUnsupported";
+    case Status::kCaptureInvalidated: return "kCaptureInvalidated";
   }
   return "kUnknownStatus";
 }

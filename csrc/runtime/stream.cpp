@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "capture_internal.h"
 #include "memory_internal.h"
 #include "runtime_internal.h"
 #include "stream_internal.h"
@@ -379,6 +380,7 @@ Status stream_destroy(Stream s) {
   if (bad_fork()) return forked_error();
   if (impl->is_default) return fail(Status::kInvalidValue, "stream_destroy: the default stream cannot be destroyed");
   if (impl == t_exec.stream) return fail(Status::kInvalidValue, "stream_destroy: called from a task on that stream");
+  if (capturing(impl)) return fail(Status::kInvalidValue, "stream_destroy: the stream is capturing a graph; end the capture first");
   wait_for(impl, impl->submitted.load(std::memory_order_acquire));
   const Status st = take_error(impl);
   Device* dev = get_device(impl->device);
@@ -404,6 +406,7 @@ Status stream_query(Stream s) {
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
   if (bad_fork()) return forked_error();
+  if (CaptureImpl* c = capturing(impl)) return capture_refuse(c, "stream_query on the capturing stream");
   // Completion first: a failure is recorded before its task completes, so
   // a query that sees the work done also sees (and reports) its error.
   const bool done = reached(impl, impl->submitted.load(std::memory_order_acquire));
@@ -419,6 +422,7 @@ Status stream_synchronize(Stream s) {
   if (impl == t_exec.stream) {
     return fail(Status::kInvalidValue, "stream_synchronize: called from a task on the same stream (it would wait for itself)");
   }
+  if (CaptureImpl* c = capturing(impl)) return capture_refuse(c, "stream_synchronize on the capturing stream");
   wait_for(impl, impl->submitted.load(std::memory_order_acquire));
   return take_error(impl);
 }

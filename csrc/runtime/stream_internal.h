@@ -16,6 +16,8 @@ namespace torch_tpu::runtime {
 
 namespace detail {
 
+struct CaptureImpl;
+
 // One unit of stream work. `allocs` are the device allocations it names
 // that need a record (pending references already taken); `local` the named
 // buffers of the stream's own device left unresolved (see launch.cpp);
@@ -62,6 +64,9 @@ struct StreamImpl {
   int priority = 0;
   bool is_default = false;
   std::atomic<bool> in_use{true};
+  // Non-null while the stream records into a capture (capture_internal.h);
+  // read by every enqueue, written when a capture begins, ends or is joined.
+  std::atomic<detail::CaptureImpl*> capture{nullptr};
 
   // Producers: host threads fill slots in seq order under `mu` (it orders
   // producers only; the worker never takes it).

@@ -56,9 +56,10 @@ def _on_dynamo(_module=None) -> None:
 
 
 def _on_inductor(_module=None) -> None:
-    from . import inductor
+    from . import graphs, inductor
 
     inductor.register()
+    graphs.register()  # mode="reduce-overhead" replays tpu graphs
 
 
 def install() -> None:

@@ -24,6 +24,13 @@ from .device import (
     set_device,
     synchronize,
 )
+from .graphs import (
+    TPUGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
+)
 from .memory import (
     empty_cache,
     max_memory_allocated,
@@ -66,7 +73,8 @@ def get_amp_supported_dtype() -> List[torch.dtype]:
 
 
 __all__ = [
-    "Event", "Stream", "StreamContext", "cpu_capability", "current_device", "current_stream", "default_generators",
+    "Event", "Stream", "StreamContext", "TPUGraph", "graph", "graph_pool_handle",
+    "is_current_stream_capturing", "make_graphed_callables", "cpu_capability", "current_device", "current_stream", "default_generators",
     "default_stream", "device", "device_count", "device_of", "empty_cache",
     "get_amp_supported_dtype", "get_device_name", "get_device_properties", "get_rng_state",
     "get_rng_state_all", "init", "initial_seed", "is_available", "is_initialized",

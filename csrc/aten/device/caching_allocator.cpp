@@ -59,9 +59,13 @@ struct BlockLess {
   }
 };
 
+struct PrivatePool;
+
 struct BlockPool {
   using Set = std::set<Block*, BlockLess>;
-  explicit BlockPool(bool small) : is_small(small) { spare_nodes.reserve(kSpareNodes); }
+  explicit BlockPool(bool small, PrivatePool* owner = nullptr) : is_small(small), owner(owner) {
+    spare_nodes.reserve(kSpareNodes);
+  }
   Set free_blocks;
   // Tree nodes of erased entries, reused by the next inserts: a split and a
   // merge each erase and insert, and a node malloc/free per step was a
@@ -69,6 +73,7 @@ struct BlockPool {
   static constexpr size_t kSpareNodes = 8;
   std::vector<Set::node_type> spare_nodes;
   const bool is_small;
+  PrivatePool* const owner;  // null for the device's shared pools
 
   void insert(Block* b) {
     if (spare_nodes.empty()) {
@@ -83,6 +88,20 @@ struct BlockPool {
   void keep_node(Set::node_type node) {
     if (node && spare_nodes.size() < kSpareNodes) spare_nodes.push_back(std::move(node));
   }
+};
+
+// A graph's memory (see graph.cpp): what is allocated while a capture runs
+// comes from here, and stays here, so the addresses a graph replays into are
+// never handed to other tensors. Graphs may share one (pool= argument). When
+// the last graph using it is reset the pool is released: its free segments
+// go back to the device at once, the rest as their tensors are freed.
+struct PrivatePool {
+  explicit PrivatePool(c10::MempoolId_t id) : id(id) {}
+  const c10::MempoolId_t id;
+  BlockPool small{true, this};
+  BlockPool large{false, this};
+  int use_count = 0;      // graphs (and captures) holding it
+  bool released = false;  // use_count reached 0
 };
 
 std::string format_size(uint64_t bytes) {
@@ -119,7 +138,7 @@ class DeviceCache {
     std::lock_guard<std::mutex> g(mu_);
     process_pending_frees();
     const size_t rounded = round_size(size);
-    BlockPool& pool = rounded <= kSmallSize ? small_ : large_;
+    BlockPool& pool = pool_for(rounded, stream);
     Block* block = take_free_block(pool, stream, rounded);
     if (block == nullptr) block = new_segment(pool, stream, segment_size(rounded));
     if (block == nullptr) {
@@ -171,8 +190,18 @@ class DeviceCache {
       return_to_pool(block);
       return;
     }
-    // Other streams used this memory (recordStream): it may be reused only
-    // after the work they have queued so far has finished.
+    // An event recorded on a capturing stream marks nothing that runs now:
+    // while captures are underway, such frees wait until they end.
+    if (!routes_.empty()) {
+      deferred_.push_back(block);
+      return;
+    }
+    free_after_stream_uses(block);
+  }
+
+  // Other streams used this memory (recordStream): it may be reused only
+  // after the work they have queued so far has finished.
+  void free_after_stream_uses(Block* block) {
     for (runtime::Stream s : block->stream_uses) {
       runtime::Event ev = nullptr;
       TPU_CHECK(runtime::event_create(&ev, runtime::kEventDisableTiming));
@@ -205,6 +234,45 @@ class DeviceCache {
     std::lock_guard<std::mutex> g(mu_);
     wait_pending_frees();
     release_cached_segments();
+  }
+
+  // Allocations on the streams of capture `capture_id` come from pool `id`
+  // (created on first use) until end_allocate_to_pool.
+  void begin_allocate_to_pool(c10::MempoolId_t id, uint64_t capture_id) {
+    std::lock_guard<std::mutex> g(mu_);
+    PrivatePool*& pool = private_pools_[id];
+    if (pool == nullptr) pool = new PrivatePool(id);
+    pool->use_count += 1;
+    routes_.emplace_back(capture_id, pool);
+  }
+
+  void end_allocate_to_pool(uint64_t capture_id) {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto it = routes_.begin(); it != routes_.end(); ++it) {
+      if (it->first == capture_id) {
+        routes_.erase(it);
+        break;
+      }
+    }
+    if (!routes_.empty()) return;
+    std::vector<Block*> deferred;
+    deferred.swap(deferred_);
+    for (Block* b : deferred) free_after_stream_uses(b);
+  }
+
+  // A graph (or a failed capture) no longer needs pool `id`.
+  void release_pool(c10::MempoolId_t id) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = private_pools_.find(id);
+    if (it == private_pools_.end()) return;
+    PrivatePool* pool = it->second;
+    if (--pool->use_count > 0) return;
+    private_pools_.erase(it);
+    pool->released = true;
+    released_pools_.push_back(pool);
+    release_free_segments(pool->small);
+    release_free_segments(pool->large);
+    drop_empty_released_pools();
   }
 
   DeviceStats stats() {
@@ -245,6 +313,7 @@ class DeviceCache {
       seg.address = base;
       seg.stream = head->stream;
       seg.is_large = !head->pool->is_small;
+      if (head->pool->owner != nullptr) seg.owner_private_pool_id = head->pool->owner->id;
       for (Block* b = head; b != nullptr; b = b->next) {
         c10::CachingDeviceAllocator::BlockInfo info;
         info.size = b->size;
@@ -276,6 +345,18 @@ class DeviceCache {
     return {&stats_.allocation,      &stats_.segment,         &stats_.active,
             &stats_.inactive_split,  &stats_.allocated_bytes, &stats_.reserved_bytes,
             &stats_.active_bytes,    &stats_.inactive_split_bytes, &stats_.requested_bytes};
+  }
+
+  BlockPool& pool_for(size_t rounded, runtime::Stream stream) {
+    const bool small = rounded <= kSmallSize;
+    if (!routes_.empty()) {
+      if (const uint64_t capture = runtime::stream_capture_id(stream); capture != 0) {
+        for (auto& [id, pool] : routes_) {
+          if (id == capture) return small ? pool->small : pool->large;
+        }
+      }
+    }
+    return small ? small_ : large_;
   }
 
   static bool should_split(const Block& block, size_t rounded) {
@@ -386,6 +467,10 @@ class DeviceCache {
       recycle_block(n);
     }
     pool_insert(block);
+    if (block->pool->owner != nullptr && block->pool->owner->released && !block->is_split()) {
+      release_free_segments(*block->pool);  // its graphs are gone: give the memory back
+      drop_empty_released_pools();
+    }
   }
 
   void finish_pending(Block* block) {
@@ -421,24 +506,51 @@ class DeviceCache {
   // Frees every cached segment that is entirely unused. runtime::free
   // synchronises the device, so no queued work still touches the memory.
   void release_cached_segments() {
-    for (BlockPool* pool : {&small_, &large_}) {
-      for (auto it = pool->free_blocks.begin(); it != pool->free_blocks.end();) {
-        Block* block = *it;
-        if (block->is_split()) {
-          ++it;
-          continue;
-        }
-        it = pool->free_blocks.erase(it);
-        segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
-        TPU_CHECK(runtime::free(block->ptr));
-        stats_.num_device_free += 1;
-        update(pool, [&](StatType t) {
-          stats_.segment[idx(t)].decrease(1);
-          stats_.reserved_bytes[idx(t)].decrease(block->size);
-        });
-        recycle_block(block);
-      }
+    release_free_segments(small_);
+    release_free_segments(large_);
+    for (PrivatePool* p : released_pools_) {
+      release_free_segments(p->small);
+      release_free_segments(p->large);
     }
+    drop_empty_released_pools();
+  }
+
+  void release_free_segments(BlockPool& pool) {
+    for (auto it = pool.free_blocks.begin(); it != pool.free_blocks.end();) {
+      Block* block = *it;
+      if (block->is_split()) {
+        ++it;
+        continue;
+      }
+      it = pool.free_blocks.erase(it);
+      segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+      TPU_CHECK(runtime::free(block->ptr));
+      stats_.num_device_free += 1;
+      update(&pool, [&](StatType t) {
+        stats_.segment[idx(t)].decrease(1);
+        stats_.reserved_bytes[idx(t)].decrease(block->size);
+      });
+      recycle_block(block);
+    }
+  }
+
+  // A released pool whose segments are all gone is deleted.
+  void drop_empty_released_pools() {
+    for (auto it = released_pools_.begin(); it != released_pools_.end();) {
+      if (has_segments((*it)->small) || has_segments((*it)->large)) {
+        ++it;
+        continue;
+      }
+      delete *it;
+      it = released_pools_.erase(it);
+    }
+  }
+
+  bool has_segments(const BlockPool& pool) const {
+    for (const auto& [base, head] : segments_) {
+      if (head->pool == &pool) return true;
+    }
+    return false;
   }
 
   [[noreturn]] void throw_oom(size_t size) {
@@ -464,6 +576,10 @@ class DeviceCache {
   std::vector<Block*> spare_blocks_;  // recycled records: a split costs no malloc
   std::map<uintptr_t, Block*> segments_;  // segment base -> first block
   std::deque<std::pair<runtime::Event, Block*>> pending_;
+  std::map<c10::MempoolId_t, PrivatePool*> private_pools_;  // in use by graphs
+  std::vector<PrivatePool*> released_pools_;                // segments still allocated
+  std::vector<std::pair<uint64_t, PrivatePool*>> routes_;   // capture id -> pool
+  std::vector<Block*> deferred_;  // freed during a capture, waiting for recordStream users
   DeviceStats stats_;
 };
 
@@ -549,6 +665,16 @@ c10::DeviceAllocator* device_allocator() {
   static auto* allocator = new TpuCachingAllocator();
   return allocator;
 }
+
+void begin_allocate_to_pool(c10::DeviceIndex device, c10::MempoolId_t pool, uint64_t capture_id) {
+  cache(device).begin_allocate_to_pool(pool, capture_id);
+}
+
+void end_allocate_to_pool(c10::DeviceIndex device, uint64_t capture_id) {
+  cache(device).end_allocate_to_pool(capture_id);
+}
+
+void release_pool(c10::DeviceIndex device, c10::MempoolId_t pool) { cache(device).release_pool(pool); }
 
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot() {
   std::vector<c10::CachingDeviceAllocator::SegmentInfo> out;

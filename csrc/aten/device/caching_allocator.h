@@ -20,6 +20,14 @@ namespace torch_tpu::aten {
 
 c10::DeviceAllocator* device_allocator();
 
+// Graph memory pools (graph.cpp). While capture `capture_id` runs on
+// `device`, allocations on its streams come from private pool `pool` (created
+// on first use; graphs passing the same id share it). release_pool drops one
+// use; at zero the pool's memory returns to the device as it becomes free.
+void begin_allocate_to_pool(c10::DeviceIndex device, c10::MempoolId_t pool, uint64_t capture_id);
+void end_allocate_to_pool(c10::DeviceIndex device, uint64_t capture_id);
+void release_pool(c10::DeviceIndex device, c10::MempoolId_t pool);
+
 // One entry per segment (device allocation), with its blocks; the data
 // behind torch.tpu.memory_snapshot().
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot();

@@ -56,6 +56,9 @@ struct TpuGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     TPU_CHECK(st);
     return true;
   }
+  bool isStreamCapturing(const c10::Stream& s) const override {
+    return runtime::stream_capture_id(native_stream(s)) != 0;
+  }
   void synchronizeStream(const c10::Stream& s) const override {
     synchronize_stream(s, "stream.synchronize");
   }

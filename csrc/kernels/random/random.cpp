@@ -127,8 +127,12 @@ inline void philox16(uint32_t k0, uint32_t k1, uint64_t block0, uint32_t (&o)[4]
 struct Stream {
   uint32_t k0, k1;
   uint64_t base;
-  explicit Stream(PhiloxState s)
-      : k0(static_cast<uint32_t>(s.seed)), k1(static_cast<uint32_t>(s.seed >> 32)), base(s.offset / 4) {}
+  explicit Stream(PhiloxState s) {
+    if (s.replay != nullptr) s = PhiloxState{s.replay[0], s.replay[1] + s.offset};
+    k0 = static_cast<uint32_t>(s.seed);
+    k1 = static_cast<uint32_t>(s.seed >> 32);
+    base = s.offset / 4;
+  }
   void words(uint64_t i, uint32_t w[4]) const { philox(k0, k1, base + i, w); }
 };
 

@@ -18,6 +18,9 @@ namespace torch_tpu::kernels {
 struct PhiloxState {
   uint64_t seed = 0;
   uint64_t offset = 0;   // in 32-bit words; a multiple of 4
+  // Set for a kernel captured in a graph: {seed, offset} of the replay that
+  // runs it, read when it runs (seed replaces `seed`; offset adds to `offset`).
+  const uint64_t* replay = nullptr;
 };
 
 // The 4 words of block `block` under `seed` (Philox4x32, 10 rounds).

@@ -12,6 +12,7 @@
 
 #include "aten/device/backend.h"
 #include "aten/device/generator.h"
+#include "aten/device/graph.h"
 #include "aten/launch.h"
 #include "aten/device/op_registry.h"
 #include "aten/native/random/util.h"
@@ -24,6 +25,8 @@ kernels::PhiloxState reserve_philox(const at::TensorBase& t, const std::optional
                                     uint64_t elements) {
   const c10::DeviceIndex device = t.device().index();
   auto* g = at::get_generator_or_default<TpuGeneratorImpl>(gen, default_generator(device));
+  kernels::PhiloxState captured;
+  if (reserve_graph_philox(device, g, elements * kernels::kWordsPerElement, &captured)) return captured;
   std::lock_guard<std::mutex> lock(g->mutex_);
   const auto [seed, offset] = g->philox_engine_inputs(elements * kernels::kWordsPerElement);
   return kernels::PhiloxState{seed, offset};

@@ -1,0 +1,108 @@
+"""torch.compile(mode="reduce-overhead") on tpu: compiled graphs replayed
+through tpu graph capture (torch_tpu/_compile/graphs.py)."""
+
+import copy
+
+import pytest
+import torch
+from torch._dynamo.utils import counters
+
+import torch_tpu
+
+DEV = "tpu"
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    counters.clear()
+    yield
+    torch._dynamo.reset()
+
+
+def chain(x, w):
+    for _ in range(6):
+        x = torch.tanh(x @ w) + 1
+    return x
+
+
+def launches_of(fn):
+    torch.tpu.synchronize()
+    before = torch_tpu.stats()["launches"]
+    out = fn()
+    torch.tpu.synchronize()
+    return torch_tpu.stats()["launches"] - before, out
+
+
+def test_reduce_overhead_replays_one_task_per_call():
+    w = torch.randn(64, 64, device=DEV) / 8
+    cf = torch.compile(chain, mode="reduce-overhead")
+    x = torch.randn(64, 64, device=DEV)
+    for _ in range(3):
+        cf(x, w)
+    n, y = launches_of(lambda: cf(x, w))
+    assert n == 1, f"{n} launches: the compiled graph was not replayed"
+    torch.testing.assert_close(y.cpu(), chain(x.cpu(), w.cpu()), rtol=1e-4, atol=1e-4)
+    assert counters["inductor"]["cudagraph_skips"] == 0
+    eager_n, _ = launches_of(lambda: torch.compile(chain)(x, w))
+    assert eager_n > 6
+
+
+def test_reduce_overhead_results_are_not_overwritten_by_later_calls():
+    w = torch.randn(32, 32, device=DEV) / 6
+    cf = torch.compile(chain, mode="reduce-overhead")
+    xs = [torch.randn(16, 32, device=DEV) for _ in range(4)]
+    outs = [cf(x, w) for x in xs]
+    for x, y in zip(xs, outs):
+        torch.testing.assert_close(y.cpu(), chain(x.cpu(), w.cpu()), rtol=1e-4, atol=1e-4)
+
+
+def test_reduce_overhead_records_each_shape_of_a_dynamic_graph():
+    w = torch.randn(32, 32, device=DEV) / 6
+    cf = torch.compile(chain, mode="reduce-overhead", dynamic=True)
+    for rows in (4, 9, 4, 17, 9):
+        x = torch.randn(rows, 32, device=DEV)
+        torch.testing.assert_close(cf(x, w).cpu(), chain(x.cpu(), w.cpu()), rtol=1e-4, atol=1e-4)
+
+
+def test_reduce_overhead_training_matches_cpu_eager():
+    torch.manual_seed(0)
+    cpu = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.LayerNorm(64),
+                              torch.nn.Linear(64, 4))
+    tpu = copy.deepcopy(cpu).to(DEV)
+    ctpu = torch.compile(tpu, mode="reduce-overhead")
+    opt_c = torch.optim.AdamW(cpu.parameters(), lr=1e-2)
+    opt_t = torch.optim.AdamW(tpu.parameters(), lr=1e-2)
+    for _ in range(5):
+        x, t = torch.randn(8, 32), torch.randn(8, 4)
+        lc = torch.nn.functional.mse_loss(cpu(x), t)
+        opt_c.zero_grad()
+        lc.backward()
+        opt_c.step()
+        lt = torch.nn.functional.mse_loss(ctpu(x.to(DEV)), t.to(DEV))
+        opt_t.zero_grad()
+        lt.backward()
+        opt_t.step()
+        torch.testing.assert_close(lt.item(), lc.item(), rtol=1e-5, atol=1e-6)
+    assert sum(counters["graph_break"].values()) == 0
+    assert counters["inductor"]["cudagraph_skips"] == 0
+
+
+def test_make_graphed_callables_of_a_compiled_module():
+    torch.manual_seed(0)
+    cpu = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
+    tpu = copy.deepcopy(cpu).to(DEV)
+    graphed = torch.tpu.make_graphed_callables(torch.compile(tpu), (torch.randn(8, 32, device=DEV),))
+    opt_c = torch.optim.SGD(cpu.parameters(), lr=0.1)
+    opt_t = torch.optim.SGD(tpu.parameters(), lr=0.1)
+    for _ in range(3):
+        x, t = torch.randn(8, 32), torch.randn(8, 4)
+        lt = torch.nn.functional.mse_loss(graphed(x.to(DEV)), t.to(DEV))
+        opt_t.zero_grad()
+        lt.backward()
+        opt_t.step()
+        lc = torch.nn.functional.mse_loss(cpu(x), t)
+        opt_c.zero_grad()
+        lc.backward()
+        opt_c.step()
+        torch.testing.assert_close(lt.item(), lc.item(), rtol=1e-5, atol=1e-6)

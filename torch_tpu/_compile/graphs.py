@@ -1,0 +1,156 @@
+"""torch.compile(mode="reduce-overhead") on tpu: compiled graphs replayed
+through tpu graph capture (torch_tpu/tpu/graphs.py).
+
+torch 2.13 wraps compiled graphs in CUDA graphs only for "cuda" devices,
+but offers two hooks that make it device-neutral, and we use both:
+- `check_lowering_disable_cudagraph` (called at compile time) accepts a
+  graph whose only device is "tpu" instead of skipping it as "multiple
+  devices" (anything else keeps torch's answer);
+- `torch._inductor.config.cudagraph_policy`: a policy whose `cudagraphify`
+  wraps tpu graphs here and hands every other graph to torch's own.
+
+How a wrapped graph runs: the first call copies the inputs into static
+buffers (parameters and buffers, Inductor's static inputs, are used in
+place), warms up once on a side stream, and captures; every call copies
+the new inputs in and replays. Unlike CUDA graph trees, outputs are
+returned as fresh copies, so a result never changes under the caller when
+the graph runs again (trees avoid that copy by tracking output liveness).
+A graph that cannot be captured (it waits for its own results, e.g. a
+data-dependent shape) runs without capture, with one warning.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any, Callable, List, Sequence
+
+import torch
+
+
+def _is_tpu_graph(inputs: Sequence[Any]) -> bool:
+    return any(isinstance(x, torch.Tensor) and x.device.type == "tpu" for x in inputs)
+
+
+def _tpu_only(device_node_mapping) -> bool:
+    devices = {d for d in device_node_mapping if d.type != "meta"}
+    return len(devices) == 1 and next(iter(devices)).type == "tpu"
+
+
+def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]) -> Callable:
+    from torch._inductor.compile_fx import get_expanded_dims, index_expanded_dims_and_copy_
+
+    from ..tpu.graphs import TPUGraph, graph
+    from ..tpu.streams import Stream, stream as stream_context
+
+    static_idxs = set(static_input_idxs)
+    expanded = [get_expanded_dims(x) if isinstance(x, torch.Tensor) and i not in static_idxs else []
+                for i, x in enumerate(inputs)]
+    static_inputs = []
+    for i, x in enumerate(inputs):
+        if not isinstance(x, torch.Tensor):
+            static_inputs.append(x)
+        elif i in static_idxs:
+            static_inputs.append(x.detach())
+        else:
+            buf = torch.empty_strided(x.size(), x.stride(), dtype=x.dtype, device=x.device)
+            index_expanded_dims_and_copy_(buf, x, expanded[i])
+            static_inputs.append(buf)
+    copy_idxs = [i for i, x in enumerate(static_inputs) if isinstance(x, torch.Tensor) and i not in static_idxs]
+
+    side = Stream(torch.tpu.current_device())
+    side.wait_stream(torch.tpu.current_stream())
+    with stream_context(side):
+        model(list(static_inputs))  # warm-up: lazy state and first allocations outside the capture
+    torch.tpu.current_stream().wait_stream(side)
+
+    g = TPUGraph()
+    try:
+        with graph(g, stream=side, capture_error_mode="thread_local"):
+            static_outputs = model(list(static_inputs))
+    except RuntimeError as e:
+        if "capturing a graph" not in str(e):
+            raise
+        warnings.warn(f"torch.compile(mode='reduce-overhead') on tpu: this graph runs without graph replay, "
+                      f"since it cannot be captured ({str(e).splitlines()[0]})")
+        def eager(new_inputs: List[Any]) -> Any:
+            return model(new_inputs)
+
+        return eager
+    if not isinstance(static_outputs, (list, tuple)):
+        static_outputs = (static_outputs,)
+    # An output that is one of the static inputs (a parameter returned as is)
+    # is that tensor, not a copy.
+    static_ids = {id(static_inputs[i]) for i in static_idxs if isinstance(static_inputs[i], torch.Tensor)}
+
+    def replay(new_inputs: List[Any]) -> List[Any]:
+        for i in copy_idxs:
+            index_expanded_dims_and_copy_(static_inputs[i], new_inputs[i], expanded[i])
+        new_inputs.clear()
+        g.replay()
+        return [o.clone() if isinstance(o, torch.Tensor) and id(o) not in static_ids else o
+                for o in static_outputs]
+
+    replay.graph = g  # kept alive with the compiled function; tests read it
+    return replay
+
+
+def tpu_graphify(model: Callable, static_input_idxs: Sequence[int]) -> Callable:
+    """Boxed-calling-convention wrapper. One recording per thread and per
+    input signature (shapes, strides, dtypes and integer inputs: a dynamic
+    graph is recorded once per shape it meets, as CUDA graph trees do).
+
+    Inductor's static inputs are used in place, so a recording is valid
+    while they keep their addresses. Parameters do; a backward's saved
+    activations (fresh tensors each step) do not: an input found at a new
+    address is re-recorded once as an input that is copied in."""
+    local = threading.local()
+
+    def key(inputs: List[Any]):
+        return tuple((tuple(x.shape), tuple(x.stride()), x.dtype) if isinstance(x, torch.Tensor)
+                     else (x if isinstance(x, (int, float, bool)) else type(x)) for x in inputs)
+
+    def run(new_inputs: List[Any]) -> Any:
+        if not hasattr(local, "records"):
+            local.records, local.copied = {}, set()
+        k = key(new_inputs)
+        rec = local.records.get(k)
+        if rec is not None:
+            moved = {i for i, ptr in rec.static_ptrs if new_inputs[i].data_ptr() != ptr}
+            if not moved:
+                return rec(new_inputs)
+            local.copied |= moved
+        static = [i for i in static_input_idxs if i not in local.copied and isinstance(new_inputs[i], torch.Tensor)]
+        rec = local.records[k] = _record(model, new_inputs, static)
+        rec.static_ptrs = [(i, new_inputs[i].data_ptr()) for i in static] if hasattr(rec, "graph") else []
+        return rec(new_inputs)  # the first call's results come from the first replay too
+
+    run.records = lambda: dict(getattr(local, "records", {}))
+    return run
+
+
+def register() -> None:
+    from torch._inductor import config, cudagraph_utils
+
+    if getattr(cudagraph_utils.check_lowering_disable_cudagraph, "_tpu", False):
+        return
+    torch_check = cudagraph_utils.check_lowering_disable_cudagraph
+
+    def check_lowering_disable_cudagraph(device_node_mapping):
+        if _tpu_only(device_node_mapping):
+            return None
+        return torch_check(device_node_mapping)
+
+    check_lowering_disable_cudagraph._tpu = True
+    cudagraph_utils.check_lowering_disable_cudagraph = check_lowering_disable_cudagraph
+
+    class TpuGraphPolicy(cudagraph_utils.CUDAGraphPolicy):
+        """tpu graphs here; every other device as torch does it."""
+
+        def cudagraphify(self, model, example_inputs, static_input_idxs, **kwargs):
+            if _is_tpu_graph(example_inputs):
+                return tpu_graphify(model, static_input_idxs)
+            return super().cudagraphify(model, example_inputs, static_input_idxs, **kwargs)
+
+    if config.cudagraph_policy is None:  # a user's own policy stays in charge
+        config.cudagraph_policy = TpuGraphPolicy()
