@@ -33,9 +33,11 @@ def _register_python_side() -> None:
 _register_python_side()
 
 from . import _compile  # noqa: E402
+from . import program  # noqa: E402  (compiled programs: torch_tpu.program.compile)
+from .program import benchmark  # noqa: E402
 
 _compile.install()  # torch.compile on tpu: Dynamo and Inductor registrations
 
-__all__ = ["tpu", "stats", "reset_stats", "no_fallback", "trace_ops", "get_fallback_policy",
+__all__ = ["tpu", "program", "benchmark", "stats", "reset_stats", "no_fallback", "trace_ops", "get_fallback_policy",
            "set_fallback_policy"]
 __version__ = "0.1.0"

@@ -8,6 +8,7 @@
     s["copies"]["h2d"]                # {"calls": 2, "bytes": 4096}
     s["syncs"]                        # {"item": 1, "copy_d2h": 2}
     s["launches"]                     # kernels enqueued on tpu streams
+    s["program"]["h2d_inputs"]        # torch_tpu.program calls: inputs copied in, ...
 
     with torch_tpu.no_fallback():     # raises if any op ran on the host
         y = model(x)
@@ -26,11 +27,18 @@ from . import _C
 
 def stats() -> Dict[str, Any]:
     """Counters since the last reset_stats() (or process start)."""
-    return _C._stats()
+    from . import program
+
+    out = _C._stats()
+    out["program"] = dict(program._stats)
+    return out
 
 
 def reset_stats() -> None:
+    from . import program
+
     _C._reset_stats()
+    program._reset_stats()
 
 
 def fallback_calls(snapshot: Dict[str, Any] | None = None) -> Dict[str, int]:
