@@ -106,3 +106,18 @@ def test_make_graphed_callables_of_a_compiled_module():
         lc.backward()
         opt_c.step()
         torch.testing.assert_close(lt.item(), lc.item(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_compile_gpt_example_matches_cpu_eager(mode):
+    # The GPT backward writes into its donated saved activations: the first
+    # recording must warm up on copies (a regression of reduce-overhead).
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+    try:
+        import compile_gpt
+    finally:
+        sys.path.pop(0)
+    assert compile_gpt.main(["--steps", "3", "--mode", mode]) == 0

@@ -60,8 +60,15 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
 
     side = Stream(torch.tpu.current_device())
     side.wait_stream(torch.tpu.current_stream())
+    # Warm-up (lazy state and first allocations happen outside the capture)
+    # on copies of the in-place inputs other than parameters: a backward may
+    # write into its "donated" saved activations, and the capture must read
+    # them as they were. (Copied-in inputs are refilled at every replay.)
+    warm = [x.clone() if isinstance(x, torch.Tensor) and i in static_idxs and not isinstance(x, torch.nn.Parameter)
+            else x for i, x in enumerate(static_inputs)]
     with stream_context(side):
-        model(list(static_inputs))  # warm-up: lazy state and first allocations outside the capture
+        model(warm)
+    del warm
     torch.tpu.current_stream().wait_stream(side)
 
     g = TPUGraph()
