@@ -3,6 +3,7 @@ torch.tpu.graph, graph pools and make_graphed_callables."""
 
 import copy
 import os
+import threading
 import subprocess
 import sys
 
@@ -153,14 +154,38 @@ def test_capture_on_the_default_stream_is_refused():
     assert not torch.tpu.is_current_stream_capturing()
 
 
+def _sync_from_another_thread():
+    result = {}
+
+    def run():
+        try:
+            torch.tpu.synchronize()
+            result["ok"] = True
+        except RuntimeError as e:
+            result["error"] = str(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    return result
+
+
 def test_capture_error_modes():
     x = torch.ones(4, device=DEV)
     # relaxed: a device-wide synchronize is allowed (it waits for earlier work only).
     g, y = capture(lambda: [torch.tpu.synchronize(), x * 5][1], capture_error_mode="relaxed")
     g.replay()
     assert y.sum().item() == 20
+    # thread_local: another thread may synchronize; the capturing thread may not.
+    g, other = capture(_sync_from_another_thread, capture_error_mode="thread_local")
+    assert other == {"ok": True}
     with pytest.raises(RuntimeError, match="capture_error_mode=thread_local"):
         capture(lambda: torch.tpu.synchronize(), capture_error_mode="thread_local")
+    # global: another thread's synchronize is refused too (and invalidates the capture).
+    with pytest.raises(RuntimeError, match="invalidated"):
+        with torch.tpu.graph(torch.tpu.TPUGraph()):
+            other = _sync_from_another_thread()
+    assert "capture_error_mode=global" in other["error"]
 
 
 def test_random_ops_draw_new_numbers_on_each_replay():
@@ -180,13 +205,20 @@ def test_random_ops_draw_new_numbers_on_each_replay():
         again.append(r.cpu().clone())
     for a, b in zip(draws, again):
         assert torch.equal(a, b)
-    # Eager draws after a replay continue the generator (no overlap with the replay's numbers).
+    # A replay draws from the generator as eager would: the first replay
+    # after seeding gives eager's first draw, and eager continues after it.
+    h, u = capture(lambda: torch.rand(1000, device=DEV))
     torch.manual_seed(5)
-    g.replay()
-    eager = torch.rand(1000, device=DEV)
+    h.replay()
+    replayed = u.cpu().clone()
+    after = torch.rand(1000, device=DEV).cpu()
     torch.manual_seed(5)
-    first = torch.rand(1000, device=DEV)
-    assert not torch.equal(eager.cpu(), first.cpu())
+    first = torch.rand(1000, device=DEV).cpu()
+    assert torch.equal(replayed, first)
+    assert not torch.equal(after, first)
+    torch.manual_seed(5)
+    torch.rand(1000, device=DEV)
+    assert torch.equal(torch.rand(1000, device=DEV).cpu(), after)
 
 
 def test_dropout_in_a_graph_changes_mask_per_replay():
@@ -307,3 +339,42 @@ def test_graph_survives_in_a_fresh_process_with_strict_env():
     assert out.returncode == 0, out.stderr
     # x: 1 -> 3 -> 7 -> 15 (y is refilled by each replay, copied back eagerly)
     assert float(out.stdout.strip()) == 8 * 15
+
+
+def test_replay_inside_another_capture_draws_new_numbers():
+    inner, r = capture(lambda: torch.rand(256, device=DEV))
+    outer, _ = capture(lambda: inner.replay())
+    outer.replay()
+    a = r.cpu().clone()
+    outer.replay()
+    assert not torch.equal(a, r.cpu())
+
+
+def test_pinned_host_memory_used_in_a_capture_stays_the_graphs():
+    x = torch.zeros(4, device=DEV)
+    g = torch.tpu.TPUGraph()
+    with torch.tpu.graph(g):
+        h = torch.arange(4.0).pin_memory()
+        x.copy_(h, non_blocking=True)
+        del h
+    other = torch.full((4,), 7.0).pin_memory()  # must not reuse the graph's block
+    g.replay()
+    assert x.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert other.tolist() == [7.0] * 4
+
+
+def test_default_stream_cannot_join_a_capture():
+    with pytest.raises(RuntimeError, match="default stream"):
+        with torch.tpu.graph(torch.tpu.TPUGraph()):
+            torch.tpu.default_stream().wait_stream(torch.tpu.current_stream())
+
+
+def test_reset_reports_a_failed_replay():
+    x = torch.arange(4.0, device=DEV)
+    idx = torch.tensor([0, 1], device=DEV)
+    g, _ = capture(lambda: x.index_select(0, idx))
+    idx.fill_(9)  # out of range at replay
+    g.replay()
+    with pytest.raises(Exception, match="index"):
+        g.reset()
+    torch.tpu.synchronize()  # reported once, then the device is clean

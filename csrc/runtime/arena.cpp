@@ -161,15 +161,18 @@ std::vector<Allocation*> g_free_records;  // guarded by g_records_mu
 }  // namespace
 
 Allocation* new_allocation_record() {
+  static std::atomic<uint64_t> serials{0};
+  Allocation* a = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_records_mu);
     if (!g_free_records.empty()) {
-      Allocation* a = g_free_records.back();
+      a = g_free_records.back();
       g_free_records.pop_back();
-      return a;
     }
   }
-  return new Allocation;
+  if (a == nullptr) a = new Allocation;
+  a->serial = serials.fetch_add(1, std::memory_order_relaxed) + 1;
+  return a;
 }
 
 void recycle_allocation_record(Allocation* a) {

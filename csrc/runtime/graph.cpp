@@ -133,6 +133,10 @@ Status capture_join(StreamImpl* s, uint64_t id) {
   CaptureImpl* mine = capturing(s);
   if (mine == c) return Status::kSuccess;  // recorded in order already
   if (mine) return capture_refuse(mine, "stream_wait_event for an event recorded in another capture");
+  if (s->is_default) {
+    // Every thread's work on it would be captured (CUDA refuses the legacy stream too).
+    return capture_refuse(c, "making the default stream wait for an event recorded in the capture");
+  }
   if (s->device != c->device) {
     return capture_refuse(c, "stream_wait_event from a stream of tpu:" + std::to_string(s->device) +
                                  " for an event recorded in the capture (a graph runs on one device)");
@@ -152,8 +156,10 @@ struct GraphImpl {
   uint32_t magic = kMagic;
   int device = 0;
   std::shared_ptr<GraphBody> body;
+  std::mutex mu;  // guards instantiation (replays may come from several threads)
   bool instantiated = false;
-  BufferList bases;  // the device allocations the nodes name, once each
+  BufferList bases;               // the device allocations the nodes name, once each
+  std::vector<uint64_t> serials;  // ... and which allocations they were
 };
 
 namespace {
@@ -165,7 +171,7 @@ Status check_graph(Graph g, const char* api) {
 }
 
 // The allocation holding p, or a clear error if it was freed since the capture.
-Status live_base(const Node& n, const void* p, const void** base) {
+Status live_base(const Node& n, const void* p, const void** base, uint64_t* serial) {
   *base = nullptr;
   const int device = arena_of(p);
   if (device < 0) return Status::kSuccess;  // pinned host memory: nothing to open
@@ -177,6 +183,53 @@ Status live_base(const Node& n, const void* p, const void** base) {
                     "graph exists");
   }
   *base = a->base;
+  *serial = a->serial;
+  return Status::kSuccess;
+}
+
+Status freed_error(const GraphImpl* g, const void* base) {
+  for (const Node& n : g->body->nodes) {
+    for (const void* p : n.buffers) {
+      const int device = arena_of(p);
+      const Allocation* a = device >= 0 ? find_allocation(device, p, /*take_pending=*/false) : nullptr;
+      if (device >= 0 && (!a || a->base == base)) {
+        return fail(Status::kInvalidDevicePointer,
+                    "graph: captured kernel '" + n.name + "' uses " + hex(p) + " on tpu:" + std::to_string(device) +
+                        ", which was freed after the capture (the memory there now belongs to another "
+                        "allocation, or to none); keep every tensor a graph uses alive while the graph exists");
+      }
+    }
+  }
+  return fail(Status::kInvalidDevicePointer, "graph: memory at " + hex(base) + " was freed after the capture");
+}
+
+// Instantiates (first call) or checks that every allocation the graph
+// names is still the one it captured. Caller holds g->mu.
+Status check_memory(GraphImpl* g) {
+  if (!g->instantiated) {
+    BufferList bases;
+    std::vector<uint64_t> serials;
+    for (const Node& n : g->body->nodes) {
+      for (const void* p : n.buffers) {
+        const void* base = nullptr;
+        uint64_t serial = 0;
+        if (Status st = live_base(n, p, &base, &serial); st != Status::kSuccess) return st;
+        if (base && std::find(bases.begin(), bases.end(), base) == bases.end()) {
+          bases.push_back(base);
+          serials.push_back(serial);
+        }
+      }
+    }
+    g->bases = std::move(bases);
+    g->serials = std::move(serials);
+    g->instantiated = true;
+    return Status::kSuccess;
+  }
+  for (size_t i = 0; i < g->bases.size(); ++i) {
+    const void* base = g->bases[i];
+    const Allocation* a = find_allocation(arena_of(base), base, /*take_pending=*/false);
+    if (!a || a->serial != g->serials[i]) return freed_error(g, base);
+  }
   return Status::kSuccess;
 }
 
@@ -194,7 +247,6 @@ Status stream_begin_capture(Stream s, CaptureMode mode) {
                                            " cannot capture; capture on a side stream (torch.tpu.Stream())");
   }
   if (impl == t_exec.stream) return fail(Status::kInvalidValue, "stream_begin_capture: called from a task on that stream");
-  if (capturing(impl)) return fail(Status::kInvalidValue, "stream_begin_capture: the stream is already capturing");
   auto* c = new CaptureImpl;  // never freed: see the file comment
   c->device = impl->device;
   c->mode = mode;
@@ -204,9 +256,15 @@ Status stream_begin_capture(Stream s, CaptureMode mode) {
   {
     std::lock_guard<std::mutex> lock(g_mu);
     c->id = ++g_next_id;
+    // Under g_mu, so two threads cannot both begin a capture on one stream
+    // (joins take g_mu too).
+    CaptureImpl* none = nullptr;
+    if (!impl->capture.compare_exchange_strong(none, c, std::memory_order_acq_rel)) {
+      c->streams.clear();  // never registered; marked ended
+      return fail(Status::kInvalidValue, "stream_begin_capture: the stream is already capturing");
+    }
     g_captures.push_back(c);
   }
-  impl->capture.store(c, std::memory_order_release);
   return Status::kSuccess;
 }
 
@@ -255,17 +313,8 @@ uint64_t stream_capture_id(Stream s) {
 
 Status graph_instantiate(Graph g) {
   if (Status st = check_graph(g, "graph_instantiate"); st != Status::kSuccess) return st;
-  BufferList bases;
-  for (const Node& n : g->body->nodes) {
-    for (const void* p : n.buffers) {
-      const void* base = nullptr;
-      if (Status st = live_base(n, p, &base); st != Status::kSuccess) return st;
-      if (base && std::find(bases.begin(), bases.end(), base) == bases.end()) bases.push_back(base);
-    }
-  }
-  g->bases = std::move(bases);
-  g->instantiated = true;
-  return Status::kSuccess;
+  std::lock_guard<std::mutex> lock(g->mu);
+  return check_memory(g);
 }
 
 Status graph_launch(Graph g, Stream s) {
@@ -276,16 +325,10 @@ Status graph_launch(Graph g, Stream s) {
     return fail(Status::kInvalidValue, "graph_launch: the graph was captured on tpu:" + std::to_string(g->device) +
                                            " and cannot run on a stream of tpu:" + std::to_string(impl->device));
   }
-  if (!g->instantiated) {
-    if (Status st = graph_instantiate(g); st != Status::kSuccess) return st;
-  } else {
-    // Every replay checks that the memory is still there: a freed and
-    // released buffer would otherwise fault on the device.
-    for (const void* base : g->bases) {
-      const int device = arena_of(base);
-      if (!find_allocation(device, base, /*take_pending=*/false)) return graph_instantiate(g);  // names the node
-    }
-  }
+  std::lock_guard<std::mutex> lock(g->mu);
+  // Every replay checks that its memory is still the memory it captured: a
+  // freed buffer would fault on the device, or write into another tensor.
+  if (Status st = check_memory(g); st != Status::kSuccess) return st;
   // One task, opening the union of the nodes' buffers (in strict mode).
   return launch(impl, "graph replay", g->bases, [body = g->body] { body->run(); });
 }

@@ -26,6 +26,9 @@ struct Allocation {
   size_t size = 0;      // bytes requested
   size_t reserved = 0;  // page-rounded bytes taken from the arena and budget
   int device = 0;
+  // Unique per allocation (records are recycled): a graph checks that the
+  // memory it names is still the allocation it captured, not a new one there.
+  uint64_t serial = 0;
   // Tasks currently running that name this allocation. Guarded by the
   // protection mutex: the 0 <-> 1 transitions change page protection.
   int users = 0;

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from typing import Any, Callable, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence
 
 import torch
 
@@ -37,13 +37,20 @@ def _tpu_only(device_node_mapping) -> bool:
     return len(devices) == 1 and next(iter(devices)).type == "tpu"
 
 
-def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]) -> Callable:
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr() if t.numel() else 0
+
+
+def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int],
+            mutated_input_idxs: Sequence[int] = ()) -> Callable:
     from torch._inductor.compile_fx import get_expanded_dims, index_expanded_dims_and_copy_
 
     from ..tpu.graphs import TPUGraph, graph
+    from ..tpu.random import get_rng_state, set_rng_state
     from ..tpu.streams import Stream, stream as stream_context
 
     static_idxs = set(static_input_idxs)
+    mutated = set(mutated_input_idxs)
     expanded = [get_expanded_dims(x) if isinstance(x, torch.Tensor) and i not in static_idxs else []
                 for i, x in enumerate(inputs)]
     static_inputs = []
@@ -57,19 +64,26 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
             index_expanded_dims_and_copy_(buf, x, expanded[i])
             static_inputs.append(buf)
     copy_idxs = [i for i, x in enumerate(static_inputs) if isinstance(x, torch.Tensor) and i not in static_idxs]
+    copy_back = [i for i in copy_idxs if i in mutated]  # the graph mutates the caller's tensor
 
-    side = Stream(torch.tpu.current_device())
+    device = torch.tpu.current_device()
+    side = Stream(device)
     side.wait_stream(torch.tpu.current_stream())
-    # Warm-up (lazy state and first allocations happen outside the capture)
-    # on copies of the in-place inputs other than parameters: a backward may
-    # write into its "donated" saved activations, and the capture must read
-    # them as they were. (Copied-in inputs are refilled at every replay.)
-    warm = [x.clone() if isinstance(x, torch.Tensor) and i in static_idxs and not isinstance(x, torch.nn.Parameter)
-            else x for i, x in enumerate(static_inputs)]
+    # Warm-up (lazy state and first allocations happen outside the capture),
+    # on copies of the in-place inputs that are not parameters or that the
+    # graph mutates: a backward may write into its "donated" saved
+    # activations, and the capture must read them as they were. (Copied-in
+    # inputs are refilled at every replay.) Random numbers it draws are given
+    # back, so the first call draws what eager would.
+    warm = [x.clone() if isinstance(x, torch.Tensor) and i in static_idxs
+            and (i in mutated or not isinstance(x, torch.nn.Parameter)) else x
+            for i, x in enumerate(static_inputs)]
+    rng = get_rng_state(device)
     with stream_context(side):
         model(warm)
     del warm
     torch.tpu.current_stream().wait_stream(side)
+    set_rng_state(rng, device)
 
     g = TPUGraph()
     try:
@@ -80,29 +94,69 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
             raise
         warnings.warn(f"torch.compile(mode='reduce-overhead') on tpu: this graph runs without graph replay, "
                       f"since it cannot be captured ({str(e).splitlines()[0]})")
+
         def eager(new_inputs: List[Any]) -> Any:
             return model(new_inputs)
 
         return eager
     if not isinstance(static_outputs, (list, tuple)):
         static_outputs = (static_outputs,)
-    # An output that is one of the static inputs (a parameter returned as is)
-    # is that tensor, not a copy.
-    static_ids = {id(static_inputs[i]) for i in static_idxs if isinstance(static_inputs[i], torch.Tensor)}
+
+    # What each output is, decided once: a value; memory of an in-place input
+    # (returned as is: it is that memory); a view of a copied-in input
+    # (re-made on the caller's tensor); or the graph's own memory, returned
+    # as a fresh copy so the next replay cannot change it (one copy per
+    # storage, so outputs that alias each other still do).
+    in_place = {_storage(static_inputs[i]) for i in static_idxs if isinstance(static_inputs[i], torch.Tensor)}
+    copied = {_storage(static_inputs[i]): i for i in copy_idxs}
+    counts: Dict[int, int] = {}
+    for o in static_outputs:
+        if isinstance(o, torch.Tensor):
+            counts[_storage(o)] = counts.get(_storage(o), 0) + 1
+    plan = []
+    for o in static_outputs:
+        ptr = _storage(o) if isinstance(o, torch.Tensor) else 0
+        if not isinstance(o, torch.Tensor) or (ptr and ptr in in_place):
+            plan.append(("as_is", o, None))
+        elif ptr and ptr in copied:
+            plan.append(("input", o, copied[ptr]))
+        elif ptr and counts[ptr] > 1:
+            plan.append(("shared", o, ptr))
+        else:
+            plan.append(("own", o, None))
 
     def replay(new_inputs: List[Any]) -> List[Any]:
         for i in copy_idxs:
             index_expanded_dims_and_copy_(static_inputs[i], new_inputs[i], expanded[i])
+        callers = [new_inputs[i] for i in range(len(new_inputs))] if (copy_back or copied) else None
         new_inputs.clear()
         g.replay()
-        return [o.clone() if isinstance(o, torch.Tensor) and id(o) not in static_ids else o
-                for o in static_outputs]
+        for i in copy_back:
+            callers[i].copy_(static_inputs[i])
+        out, storages = [], {}
+        for kind, o, extra in plan:
+            if kind == "as_is":
+                out.append(o)
+            elif kind == "input":
+                src, buf = callers[extra], static_inputs[extra]
+                out.append(torch.as_strided(src, o.size(), o.stride(),
+                                            src.storage_offset() + o.storage_offset() - buf.storage_offset()))
+            elif kind == "shared":
+                st = storages.get(extra)
+                if st is None:
+                    st = storages[extra] = o.untyped_storage().clone()
+                out.append(torch.empty(0, dtype=o.dtype, device=o.device).set_(st, o.storage_offset(), o.size(),
+                                                                               o.stride()))
+            else:
+                fresh = torch.empty_strided(o.size(), o.stride(), dtype=o.dtype, device=o.device)
+                out.append(fresh.copy_(o))
+        return out
 
     replay.graph = g  # kept alive with the compiled function; tests read it
     return replay
 
 
-def tpu_graphify(model: Callable, static_input_idxs: Sequence[int]) -> Callable:
+def tpu_graphify(model: Callable, static_input_idxs: Sequence[int], mutated_input_idxs: Sequence[int] = ()) -> Callable:
     """Boxed-calling-convention wrapper. One recording per thread and per
     input signature (shapes, strides, dtypes and integer inputs: a dynamic
     graph is recorded once per shape it meets, as CUDA graph trees do).
@@ -114,7 +168,7 @@ def tpu_graphify(model: Callable, static_input_idxs: Sequence[int]) -> Callable:
     local = threading.local()
 
     def key(inputs: List[Any]):
-        return tuple((tuple(x.shape), tuple(x.stride()), x.dtype) if isinstance(x, torch.Tensor)
+        return (torch.tpu.current_device(),) + tuple((tuple(x.shape), tuple(x.stride()), x.dtype) if isinstance(x, torch.Tensor)
                      else (x if isinstance(x, (int, float, bool)) else type(x)) for x in inputs)
 
     def run(new_inputs: List[Any]) -> Any:
@@ -128,7 +182,7 @@ def tpu_graphify(model: Callable, static_input_idxs: Sequence[int]) -> Callable:
                 return rec(new_inputs)
             local.copied |= moved
         static = [i for i in static_input_idxs if i not in local.copied and isinstance(new_inputs[i], torch.Tensor)]
-        rec = local.records[k] = _record(model, new_inputs, static)
+        rec = local.records[k] = _record(model, new_inputs, static, mutated_input_idxs)
         rec.static_ptrs = [(i, new_inputs[i].data_ptr()) for i in static] if hasattr(rec, "graph") else []
         return rec(new_inputs)  # the first call's results come from the first replay too
 
@@ -156,7 +210,7 @@ def register() -> None:
 
         def cudagraphify(self, model, example_inputs, static_input_idxs, **kwargs):
             if _is_tpu_graph(example_inputs):
-                return tpu_graphify(model, static_input_idxs)
+                return tpu_graphify(model, static_input_idxs, kwargs.get("mutated_input_idxs", ()))
             return super().cudagraphify(model, example_inputs, static_input_idxs, **kwargs)
 
     if config.cudagraph_policy is None:  # a user's own policy stays in charge

@@ -480,10 +480,12 @@ class DeviceCache {
 
   void process_pending_frees() {
     for (auto it = pending_.begin(); it != pending_.end();) {
-      if (runtime::event_query(it->first) == runtime::Status::kNotReady) {
+      const runtime::Status st = runtime::event_query(it->first);
+      if (st == runtime::Status::kNotReady) {
         ++it;
         continue;
       }
+      TPU_CHECK(st);
       runtime::event_destroy(it->first);
       Block* block = it->second;
       it = pending_.erase(it);

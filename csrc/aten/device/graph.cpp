@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "aten/device/caching_allocator.h"
+#include "aten/device/host_allocator.h"
 #include "aten/device/runtime_check.h"
 #include "aten/device/tpu_stream.h"
 
@@ -52,7 +53,8 @@ class TpuGraph final : public at::GraphImplInterface {
   ~TpuGraph() override {
     try {
       reset();
-    } catch (...) {  // a destructor must not throw; the error was reported at its sync point
+    } catch (const std::exception& e) {  // a destructor must not throw
+      TORCH_WARN("a replay of a tpu graph failed (reported when the graph was destroyed): ", e.what());
     }
   }
 
@@ -70,6 +72,11 @@ class TpuGraph final : public at::GraphImplInterface {
     capture_stream_ = native;
     capture_id_ = runtime::stream_capture_id(native);
     begin_allocate_to_pool(device_, mempool_, capture_id_);
+    // Pinned host memory allocated during the capture (copies the graph
+    // replays read or write) stays the graph's too.
+    host_allocator()->begin_allocate_to_pool(mempool_, [id = capture_id_](c10::Stream s) {
+      return s.device_type() == c10::DeviceType::PrivateUse1 && runtime::stream_capture_id(native_stream(s)) == id;
+    });
     std::lock_guard<std::mutex> lock(g_mu);
     g_active.emplace_back(capture_id_, this);
     g_capturing.fetch_add(1, std::memory_order_relaxed);
@@ -82,7 +89,7 @@ class TpuGraph final : public at::GraphImplInterface {
     const std::string why = st == runtime::Status::kSuccess ? "" : runtime::last_error_message();
     stop_capturing();
     if (st != runtime::Status::kSuccess) {
-      release_pool(device_, mempool_);
+      release_pools();
       rngs_.clear();
       TORCH_CHECK(false, "tpu graph capture failed: ", why);
     }
@@ -102,8 +109,14 @@ class TpuGraph final : public at::GraphImplInterface {
     const runtime::Stream stream = native_stream(current_stream(device_));
     if (!rngs_.empty()) store_replay_rng(stream);
     TPU_CHECK(runtime::graph_launch(graph_, stream));
-    if (last_replay_ == nullptr) TPU_CHECK(runtime::event_create(&last_replay_, runtime::kEventDisableTiming));
-    TPU_CHECK(runtime::event_record(last_replay_, stream));
+    // One event per stream replayed on: reset() waits for every queued replay.
+    auto it = std::find_if(replays_.begin(), replays_.end(), [&](const auto& r) { return r.first == stream; });
+    if (it == replays_.end()) {
+      runtime::Event ev = nullptr;
+      TPU_CHECK(runtime::event_create(&ev, runtime::kEventDisableTiming));
+      it = replays_.emplace(replays_.end(), stream, ev);
+    }
+    TPU_CHECK(runtime::event_record(it->second, stream));
   }
 
   void reset() override {
@@ -111,21 +124,29 @@ class TpuGraph final : public at::GraphImplInterface {
       runtime::Graph g = nullptr;
       if (runtime::stream_end_capture(capture_stream_, &g) == runtime::Status::kSuccess) runtime::graph_destroy(g);
       stop_capturing();
-      release_pool(device_, mempool_);
+      release_pools();
     }
+    // Queued replays read the generator slots and the pool's memory: wait
+    // for all of them. A replay's failure is reported here (a sync point).
+    runtime::Status failed = runtime::Status::kSuccess;
+    std::string why;
+    for (auto& [stream, ev] : replays_) {
+      const runtime::Status st = runtime::event_synchronize(ev);
+      if (st != runtime::Status::kSuccess && failed == runtime::Status::kSuccess) {
+        failed = st;
+        why = runtime::last_error_message();
+      }
+      runtime::event_destroy(ev);
+    }
+    replays_.clear();
     if (graph_ != nullptr) {
-      // Queued replays read the generator slots and the pool's memory.
-      if (last_replay_ != nullptr) runtime::event_synchronize(last_replay_);
       runtime::graph_destroy(graph_);
       graph_ = nullptr;
       instantiated_ = false;
-      release_pool(device_, mempool_);
-    }
-    if (last_replay_ != nullptr) {
-      runtime::event_destroy(last_replay_);
-      last_replay_ = nullptr;
+      release_pools();
     }
     rngs_.clear();
+    TORCH_CHECK(failed == runtime::Status::kSuccess, "a replay of this tpu graph failed: ", why);
   }
 
   at::MempoolId_t pool() const override { return mempool_; }
@@ -161,7 +182,13 @@ class TpuGraph final : public at::GraphImplInterface {
     uint64_t increment = 0;
   };
 
+  void release_pools() {
+    release_pool(device_, mempool_);
+    host_allocator()->release_pool(mempool_);
+  }
+
   void stop_capturing() {
+    host_allocator()->end_allocate_to_pool(mempool_);
     end_allocate_to_pool(device_, capture_id_);
     std::lock_guard<std::mutex> lock(g_mu);
     g_active.erase(std::find(g_active.begin(), g_active.end(), std::make_pair(capture_id_, this)));
@@ -170,23 +197,31 @@ class TpuGraph final : public at::GraphImplInterface {
   }
 
   // Ordered on the replay stream before the graph: each replay gets the
-  // generator state of its own turn, even when several are queued.
+  // generator state of its own turn, even when several are queued. A replay
+  // captured into another graph reserves its numbers in that graph, whose
+  // replays then pass their own state down (`from`, read when it runs).
   void store_replay_rng(runtime::Stream stream) {
     struct Store {
       uint64_t* slot;
+      const uint64_t* from;  // the outer graph's slot, or null
       uint64_t seed, offset;
     };
     std::vector<Store> stores;
     for (Rng& r : rngs_) {
       auto* gen = static_cast<TpuGeneratorImpl*>(r.gen.get());
+      kernels::PhiloxState outer;
+      if (reserve_graph_philox(device_, gen, r.increment, &outer)) {
+        stores.push_back({r.slot.get(), outer.replay, 0, outer.offset});
+        continue;
+      }
       std::lock_guard<std::mutex> lock(gen->mutex_);
       const auto [seed, offset] = gen->philox_engine_inputs(r.increment);
-      stores.push_back({r.slot.get(), seed, offset});
+      stores.push_back({r.slot.get(), nullptr, seed, offset});
     }
     TPU_CHECK(runtime::launch(stream, "graph rng state", {}, [stores = std::move(stores)] {
       for (const Store& s : stores) {
-        s.slot[0] = s.seed;
-        s.slot[1] = s.offset;
+        s.slot[0] = s.from ? s.from[0] : s.seed;
+        s.slot[1] = s.from ? s.from[1] + s.offset : s.offset;
       }
     }));
   }
@@ -199,7 +234,7 @@ class TpuGraph final : public at::GraphImplInterface {
   runtime::Stream capture_stream_ = nullptr;
   uint64_t capture_id_ = 0;  // non-zero while capturing
   runtime::Graph graph_ = nullptr;
-  runtime::Event last_replay_ = nullptr;
+  std::vector<std::pair<runtime::Stream, runtime::Event>> replays_;  // last replay per stream
   std::mutex rng_mu_;
   std::vector<Rng> rngs_;
 };

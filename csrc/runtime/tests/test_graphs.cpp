@@ -65,7 +65,6 @@ TEST(capture_records_and_replay_runs) {
   CHECK_OK(rt::graph_destroy(g));
   CHECK_OK(rt::stream_synchronize(rt::default_stream(0)));
   CHECK_EQ(read_ints(p, 64)[5], 55);
-  CHECK_STATUS(rt::graph_launch(g, sh.s), Status::kInvalidValue);  // destroyed handle
 }
 
 TEST(capture_on_default_stream_and_twice_refused) {
@@ -279,4 +278,66 @@ TEST(graph_launch_inside_a_capture_is_one_node) {
   CHECK_OK(rt::stream_synchronize(sh.s));
   CHECK_EQ(read_ints(p, 1)[0], 4);
   CHECK_OK(rt::graph_destroy(outer));
+}
+
+TEST(graph_launch_refuses_memory_that_now_belongs_to_another_allocation) {
+  StreamHolder sh;
+  void* a = nullptr;
+  CHECK_OK(rt::malloc(0, 8192, &a));
+  CHECK_OK(rt::stream_begin_capture(sh.s, rt::CaptureMode::kGlobal));
+  int* inner = static_cast<int*>(a) + 1024;
+  CHECK_OK(rt::launch(sh.s, "write", {inner}, [inner] { inner[0] = 1; }));
+  rt::Graph g = nullptr;
+  CHECK_OK(rt::stream_end_capture(sh.s, &g));
+  CHECK_OK(rt::graph_launch(g, sh.s));  // instantiates, and launches
+  CHECK_OK(rt::stream_synchronize(sh.s));
+  CHECK_EQ(read_ints(inner, 1)[0], 1);
+  CHECK_OK(rt::free(a));
+  void* c = nullptr;
+  CHECK_OK(rt::malloc(0, 8192, &c));  // typically at the same address
+  const uint64_t before = rt::launch_count();
+  CHECK_STATUS(rt::graph_launch(g, sh.s), Status::kInvalidDevicePointer);
+  CHECK(rt::last_error_message().find("'write'") != std::string::npos);
+  CHECK_EQ(rt::launch_count(), before);
+  CHECK_OK(rt::free(c));
+  CHECK_OK(rt::graph_destroy(g));
+}
+
+TEST(global_capture_refuses_other_threads_device_waits) {
+  StreamHolder sh;
+  CHECK_OK(rt::stream_begin_capture(sh.s, rt::CaptureMode::kGlobal));
+  Status other = Status::kSuccess;
+  std::thread t([&] { other = rt::device_synchronize(0); });
+  t.join();
+  CHECK_STATUS(other, Status::kCaptureUnsupported);
+  rt::Graph g = nullptr;
+  CHECK_STATUS(rt::stream_end_capture(sh.s, &g), Status::kCaptureInvalidated);
+}
+
+TEST(default_stream_cannot_join_a_capture) {
+  StreamHolder sh;
+  rt::Event e = nullptr;
+  CHECK_OK(rt::event_create(&e));
+  CHECK_OK(rt::stream_begin_capture(sh.s, rt::CaptureMode::kGlobal));
+  CHECK_OK(rt::event_record(e, sh.s));
+  CHECK_STATUS(rt::stream_wait_event(rt::default_stream(0), e), Status::kCaptureUnsupported);
+  CHECK_EQ(rt::stream_capture_id(rt::default_stream(0)), uint64_t{0});
+  rt::Graph g = nullptr;
+  CHECK_STATUS(rt::stream_end_capture(sh.s, &g), Status::kCaptureInvalidated);
+  CHECK_OK(rt::event_destroy(e));
+}
+
+TEST(concurrent_begin_capture_on_one_stream_lets_one_win) {
+  for (int round = 0; round < 50; ++round) {
+    StreamHolder sh;
+    std::atomic<int> ok{0};
+    std::thread t1([&] { ok += rt::stream_begin_capture(sh.s, rt::CaptureMode::kRelaxed) == Status::kSuccess; });
+    std::thread t2([&] { ok += rt::stream_begin_capture(sh.s, rt::CaptureMode::kRelaxed) == Status::kSuccess; });
+    t1.join();
+    t2.join();
+    CHECK_EQ(ok.load(), 1);
+    rt::Graph g = nullptr;
+    CHECK_OK(rt::stream_end_capture(sh.s, &g));
+    CHECK_OK(rt::graph_destroy(g));
+  }
 }
