@@ -24,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = ["avx2", "avx512", "avx512_bf16"]
 CAP = torch.tpu.cpu_capability()
 RUNNABLE = ORDER[:ORDER.index(CAP["best"]) + 1]
+HAS_AMX = CAP["features"]["amx_tile"] and CAP["features"]["amx_bf16"]
 
 
 def run_python(code, **env):
@@ -43,8 +44,14 @@ def test_reported_capability():
     assert CAP["best"] == best
     assert torch.tpu.get_device_properties(0).cpu_capability == CAP["selected"]
     assert "cpu_capability='%s'" % CAP["selected"] in repr(torch.tpu.get_device_properties(0))
-    want_bf16 = "avx512-bf16-dot" if CAP["selected"] == "avx512_bf16" else "float-converted"
-    assert CAP["gemm"]["bfloat16"] == want_bf16
+    if CAP["selected"] != "avx512_bf16":
+        assert CAP["gemm"]["bfloat16"] == "float-converted"
+    elif HAS_AMX and os.environ.get("TORCH_TPU_AMX") != "0":
+        # AMX also needs the kernel's permission (Linux >= 5.16); without it
+        # the AVX512-BF16 kernel runs.
+        assert CAP["gemm"]["bfloat16"] in ("amx-bf16", "avx512-bf16-dot")
+    else:
+        assert CAP["gemm"]["bfloat16"] == "avx512-bf16-dot"
     want_f32 = "avx2-vector" if CAP["selected"] == "avx2" else "avx512-vector"
     assert CAP["gemm"]["float32"] == want_f32
 
@@ -61,6 +68,10 @@ for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16, torch
         want = torch.bmm(a.double(), b.double())
         got = torch.bmm(a.to("tpu"), b.to("tpu")).cpu().double()
         errs[f"{dtype} {m}x{k}x{n}"] = ((got - want).abs().max() / want.abs().max().clamp(min=1)).item()
+        # transposed operands (other packing paths)
+        at, bt = a.transpose(1, 2).contiguous().transpose(1, 2), b.transpose(1, 2).contiguous().transpose(1, 2)
+        got = torch.bmm(at.to("tpu"), bt.to("tpu")).cpu().double()
+        errs[f"{dtype} {m}x{k}x{n} transposed"] = ((got - want).abs().max() / want.abs().max().clamp(min=1)).item()
 out["errs"] = errs
 print(json.dumps(out))
 """
@@ -77,6 +88,24 @@ def test_every_runnable_variant_computes_the_same(isa):
     for case, err in res["errs"].items():
         limit = 2e-2 if ("bfloat16" in case or "float16" in case) else 1e-6
         assert err <= limit, (isa, case, err)
+
+
+@pytest.mark.parametrize("amx", ["1", "0"])
+def test_bfloat16_matrix_unit_and_its_fallback_compute_the_same(amx):
+    """bfloat16 GEMMs on AMX tiles (where the CPU has them) and on the
+    AVX512-BF16 kernel (TORCH_TPU_AMX=0), each against float64."""
+    if CAP["best"] != "avx512_bf16":
+        pytest.skip("no AVX512-BF16 variant on this CPU")
+    if amx == "1" and not HAS_AMX:
+        pytest.skip("this CPU has no AMX tiles; the AMX kernel is built but cannot run here")
+    proc = run_python(MATMUL_CHECK, TORCH_TPU_CPU_CAPABILITY="avx512_bf16", TORCH_TPU_AMX=amx)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    name = res["cap"]["gemm"]["bfloat16"]
+    assert name == ("amx-bf16" if amx == "1" else "avx512-bf16-dot") or (amx == "1" and name == "avx512-bf16-dot")
+    for case, err in res["errs"].items():
+        if "bfloat16" in case:
+            assert err <= 2e-2, (amx, case, err)
 
 
 @pytest.mark.parametrize("isa", ORDER)

@@ -16,6 +16,9 @@
 // or column go to gemv.cpp instead.
 #include "kernels/linalg/gemm.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +50,9 @@ struct Config {
   static constexpr int kMR = Micro::kMR;
   static constexpr int kNR = Micro::kNR;
   static constexpr int kKU = KU;  // k elements per micro-kernel step (2: bf16 pairs)
+  static constexpr int kKPad = KU;  // k of a packed block is padded to a multiple of this
+  static constexpr bool kRowLayoutOnly = false;  // A panels always row layout
+  static void begin_task() {}  // per task, before its first micro-kernel call
   // Blocking: A block MC x KC and B block KC x NC in L2 (1 MiB per core
   // here), the A micro-panel MR x KC in L1.
   static constexpr int64_t kKC = sizeof(P) <= 2 ? 512 : 256;
@@ -106,6 +112,22 @@ thread_local Buffer t_pack_a, t_pack_b, t_acc;
 
 // ---- packing ---------------------------------------------------------------
 
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+// bfloat16 (k, k+1) pairs of 32 columns: lo holds columns 0-15 as 32-bit
+// pairs (row k in the low half), hi columns 16-31. One vpermt2w each.
+inline void interleave_bf16_rows(const uint16_t* r0, const uint16_t* r1, __mmask32 live, __m512i* lo,
+                                 __m512i* hi) {
+  alignas(64) static constexpr uint16_t kLo[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+                                                   8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+  alignas(64) static constexpr uint16_t kHi[32] = {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+                                                   24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
+  const __m512i a = _mm512_maskz_loadu_epi16(live, r0);
+  const __m512i b = r1 ? _mm512_maskz_loadu_epi16(live, r1) : _mm512_setzero_si512();
+  *lo = _mm512_permutex2var_epi16(a, _mm512_load_si512(kLo), b);
+  *hi = _mm512_permutex2var_epi16(a, _mm512_load_si512(kHi), b);
+}
+#endif
+
 // A block rows [i0, i0+rows) x k [k0, k0+kcs) into MR-row panels, padded with
 // zeros to MR rows and kc_pad (a multiple of KU) columns. Two layouts:
 //   row layout (A has unit k stride):  panel[r][kk]       a_rs = kc_pad/KU, a_ks = 1
@@ -121,12 +143,45 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
   for (int64_t q = 0; q < panels; ++q) {
     P* pd = dst + q * MR * kc_pad;
     const int64_t live = std::min<int64_t>(MR, rows - q * MR);  // real rows in this panel
-    if (row_layout) {
+    if (row_layout && ks != 1 && rs == 1) {
+      // A transposed (its rows are the contiguous dimension) into row panels,
+      // the AMX layout: for each k, the panel's rows are one contiguous run
+      // of the source; the panel rows being written stay in L1.
+      if (live < MR || kcs < kc_pad) std::memset(pd, 0, MR * kc_pad * sizeof(P));
+      const In* s = a + q * MR;
+      int64_t kk0 = 0;
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+      if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<P, uint16_t> && KU == 2 && MR == 32) {
+        // Rows k and k+1 interleaved into (k, k+1) pairs of 32 rows of A,
+        // each pair scattered to its row of the panel (32-bit stores).
+        const __mmask32 live_mask = live >= 32 ? ~__mmask32{0} : ((__mmask32{1} << live) - 1);
+        const __mmask16 lo_mask = static_cast<__mmask16>(live_mask), hi_mask = static_cast<__mmask16>(live_mask >> 16);
+        const int64_t pr = kc_pad / 2;  // panel row stride in pairs
+        const __m512i rows = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                _mm512_set1_epi32(static_cast<int>(pr)));
+        uint32_t* pd32 = reinterpret_cast<uint32_t*>(pd);
+        for (; kk0 < kcs; kk0 += 2) {
+          const uint16_t* r0 = reinterpret_cast<const uint16_t*>(s + kk0 * ks);
+          const uint16_t* r1 = kk0 + 1 < kcs ? reinterpret_cast<const uint16_t*>(s + (kk0 + 1) * ks) : nullptr;
+          __m512i lo, hi;
+          interleave_bf16_rows(r0, r1, live_mask, &lo, &hi);
+          _mm512_mask_i32scatter_epi32(pd32 + kk0 / 2, lo_mask, rows, lo, 4);
+          _mm512_mask_i32scatter_epi32(pd32 + 16 * pr + kk0 / 2, hi_mask, rows, hi, 4);
+        }
+      }
+#endif
+      for (int64_t kk = kk0; kk < kcs; ++kk) {
+        const In* sk = s + kk * ks;
+        for (int64_t r = 0; r < live; ++r) pd[r * kc_pad + kk] = to_packed<In, P>(sk[r]);
+      }
+    } else if (row_layout) {
       for (int r = 0; r < MR; ++r) {
         P* d = pd + r * kc_pad;
         if (r < live) {
           const In* s = a + (q * MR + r) * rs;
-          if constexpr (std::is_same_v<In, P>) {
+          if (ks != 1) {  // a transposed A into row panels (the AMX layout)
+            for (int64_t kk = 0; kk < kcs; ++kk) d[kk] = to_packed<In, P>(s[kk * ks]);
+          } else if constexpr (std::is_same_v<In, P>) {
             std::memcpy(d, s, kcs * sizeof(P));
           } else {
             for (int64_t kk = 0; kk < kcs; ++kk) d[kk] = to_packed<In, P>(s[kk]);
@@ -166,7 +221,27 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
     if (nc < NR || kcs < kc_pad) std::memset(pd, 0, NR * kc_pad * sizeof(P));
     if (cs == 1 || (rs != 1 && std::abs(cs) <= std::abs(rs))) {
       // Rows of B are (closer to) contiguous: copy row by row.
-      for (int64_t kk = 0; kk < kcs; ++kk) {
+      int64_t kk0 = 0;
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+      if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<P, uint16_t> && KU == 2 && NR % 32 == 0) {
+        if (cs == 1) {  // two rows at a time into (k, k+1) pairs, 32 columns per step
+          for (; kk0 < kcs; kk0 += 2) {
+            P* d = pd + (kk0 / 2) * NR * 2;
+            for (int64_t g = 0; g < nc; g += 32) {
+              const int64_t w = std::min<int64_t>(32, nc - g);
+              const __mmask32 m = w >= 32 ? ~__mmask32{0} : ((__mmask32{1} << w) - 1);
+              const uint16_t* r0 = reinterpret_cast<const uint16_t*>(b + kk0 * rs + c0 + g);
+              const uint16_t* r1 = kk0 + 1 < kcs ? reinterpret_cast<const uint16_t*>(b + (kk0 + 1) * rs + c0 + g) : nullptr;
+              __m512i lo, hi;
+              interleave_bf16_rows(r0, r1, m, &lo, &hi);
+              _mm512_storeu_si512(d + 2 * g, lo);
+              _mm512_storeu_si512(d + 2 * g + 32, hi);
+            }
+          }
+        }
+      }
+#endif
+      for (int64_t kk = kk0; kk < kcs; ++kk) {
         const In* s = b + kk * rs + c0 * cs;
         P* d = pd + (kk / KU) * NR * KU + kk % KU;
         if (cs == 1) {
@@ -186,7 +261,32 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
       // column over all of K touches kcs cache lines per column, about 1 ns
       // per element: slower than the product itself when A has few rows.
       constexpr int64_t kTile = 16;  // even: a bfloat16 pair never straddles tiles
-      for (int64_t k0 = 0; k0 < kcs; k0 += kTile) {
+      int64_t k_start = 0;
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+      if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<P, uint16_t> && KU == 2 && NR % 16 == 0) {
+        if (rs == 1 && cs % 2 == 0 && cs > 0 && cs <= (int64_t{1} << 27)) {  // 15 * cs / 2 fits an int32 index
+          // A column's (k, k+1) pairs are adjacent 32-bit words: one gather
+          // takes pair p of 16 columns, one store writes them to the panel.
+          const __m512i cols16 = _mm512_mullo_epi32(
+              _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+              _mm512_set1_epi32(static_cast<int>(cs / 2)));
+          const uint32_t* s32 = reinterpret_cast<const uint32_t*>(b + c0 * cs);
+          uint32_t* d32 = reinterpret_cast<uint32_t*>(pd);
+          const int64_t pairs = kcs / 2;
+          for (int64_t g = 0; g < nc; g += 16) {
+            const int64_t w = std::min<int64_t>(16, nc - g);
+            const __mmask16 m = static_cast<__mmask16>((1u << w) - 1);
+            const uint32_t* sg = s32 + g * (cs / 2);
+            for (int64_t p = 0; p < pairs; ++p) {
+              const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, cols16, sg + p, 4);
+              _mm512_storeu_si512(d32 + p * NR + g, v);
+            }
+          }
+          k_start = pairs * 2;  // an odd last k goes through the loop below
+        }
+      }
+#endif
+      for (int64_t k0 = k_start; k0 < kcs; k0 += kTile) {
         const int64_t k1 = std::min(kcs, k0 + kTile);
         for (int64_t c = 0; c < nc; ++c) {
           const In* s = b + (c0 + c) * cs;
@@ -268,9 +368,9 @@ void gemm_typed(const GemmDesc& d) {
   using In = typename C::in_t;
   using P = typename C::pack_t;
   using Acc = typename C::acc_t;
-  constexpr int MR = C::kMR, NR = C::kNR, KU = C::kKU;
+  constexpr int MR = C::kMR, NR = C::kNR, KU = C::kKU, KPAD = C::kKPad;
   constexpr int64_t KC = C::kKC, MC = C::kMC, NC = C::kNC;
-  static_assert(MC % MR == 0 && NC % NR == 0 && KC % KU == 0);
+  static_assert(MC % MR == 0 && NC % NR == 0 && KC % KPAD == 0 && KPAD % KU == 0);
   using PU = std::conditional_t<KU == 2, uint32_t, P>;  // micro-kernel step unit
 
   const int64_t m = d.m, n = d.n, k = d.k, batch = d.batch;
@@ -300,7 +400,7 @@ void gemm_typed(const GemmDesc& d) {
   const In* B = static_cast<const In*>(d.b.data);
   In* Cp = static_cast<In*>(d.c.data);
   const In* S = static_cast<const In*>(d.s.data);
-  const bool a_rows = d.a.col_stride == 1;  // A's k stride is 1: row-major panels
+  const bool a_rows = C::kRowLayoutOnly || d.a.col_stride == 1;  // row-major panels
   const bool c_unit = d.c.col_stride == 1;
 
   auto task = [&](int64_t t) {
@@ -313,11 +413,12 @@ void gemm_typed(const GemmDesc& d) {
     const In* Ab = A + bi * d.a.batch_stride + i0 * d.a.row_stride;
     const In* Bb = B + bi * d.b.batch_stride + j0 * d.b.col_stride;
 
+    C::begin_task();
     Acc* acc = t_acc.get<Acc>(rows_pad * ldacc);
     P* bp = t_pack_b.get<P>(ldacc * KC);
     P* ap = t_pack_a.get<P>(MC * KC);
     for (int64_t pc = 0; pc < k; pc += KC) {
-      const int64_t kcs = std::min(KC, k - pc), kc_pad = round_up(kcs, KU);
+      const int64_t kcs = std::min(KC, k - pc), kc_pad = round_up(kcs, KPAD);
       pack_b<C>(Bb + pc * d.b.row_stride, d.b.row_stride, d.b.col_stride, kcs, kc_pad, cols, bp);
       for (int64_t ib = 0; ib < rows; ib += MC) {
         const int64_t rb = std::min(MC, rows - ib);
@@ -351,6 +452,27 @@ using F16Config = Config<Half, float, float, F32Micro, 1>;
 using F64Config = Config<double, double, double, F64Micro, 1>;
 #ifdef TORCH_TPU_GEMM_AVX512_BF16
 using BF16Config = Config<BFloat16, uint16_t, float, Bf16DotMicro, 2>;
+struct AmxBf16Config : Config<BFloat16, uint16_t, float, AmxBf16Micro, 2> {
+  static constexpr int kKPad = AmxBf16Micro::kKPad;
+  static constexpr bool kRowLayoutOnly = true;  // tile rows are rows of A
+  static constexpr int64_t kMC = 128;
+  static void begin_task() { AmxBf16Micro::configure(); }
+};
+
+// AMX needs the CPU's tiles and the kernel's permission to use their state
+// (Linux >= 5.16: arch_prctl ARCH_REQ_XCOMP_PERM), asked once per process.
+// TORCH_TPU_AMX=0 turns it off (the AVX512-BF16 kernel then runs).
+bool amx_usable() {
+  static const bool usable = [] {
+    const char* env = std::getenv("TORCH_TPU_AMX");
+    if (env != nullptr && std::string(env) == "0") return false;
+    const runtime::CpuFeatures& f = runtime::cpu_features();
+    if (!f.amx_tile || !f.amx_bf16) return false;
+    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return usable;
+}
 #else
 using BF16Config = Config<BFloat16, float, float, F32Micro, 1>;
 #endif
@@ -385,7 +507,11 @@ void run(const GemmDesc& desc) {
     case DType::kFloat32: return gemm_typed<F32Config>(d);
     case DType::kFloat64: return gemm_typed<F64Config>(d);
     case DType::kFloat16: return gemm_typed<F16Config>(d);
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+    case DType::kBFloat16: return amx_usable() ? gemm_typed<AmxBf16Config>(d) : gemm_typed<BF16Config>(d);
+#else
     case DType::kBFloat16: return gemm_typed<BF16Config>(d);
+#endif
     case DType::kUInt8: return gemm_typed<IntConfig<uint8_t, uint8_t>>(d);
     case DType::kInt8: return gemm_typed<IntConfig<int8_t, uint8_t>>(d);
     case DType::kInt16: return gemm_typed<IntConfig<int16_t, uint16_t>>(d);
@@ -400,7 +526,7 @@ const char* kernel_name(DType t) {
   switch (t) {
     case DType::kBFloat16:
 #ifdef TORCH_TPU_GEMM_AVX512_BF16
-      return "avx512-bf16-dot";
+      return amx_usable() ? "amx-bf16" : "avx512-bf16-dot";
 #else
       return "float-converted";
 #endif

@@ -126,6 +126,68 @@ struct Bf16DotMicro {
     }
   }
 };
+
+// AMX (Intel's matrix unit: eight 1 KiB tile registers, TDPBF16PS multiplies
+// a 16 x 32 bfloat16 tile by a 32 x 16 one into a 16 x 16 float tile). One
+// call updates a 32 x 32 float tile of acc: C in tiles 0-3, two A row tiles
+// (4, 5), two B column tiles (6, 7); per 32 k, 4 tile products. The packed
+// panels are what Bf16DotMicro reads, with k padded to 32 (kKPad): an A row
+// of 16 pairs and a B row of 16 columns' pairs are each one 64-byte tile row.
+// Built with target attributes (no -mamx flags for the file), so it is only
+// reached when amx_usable() said yes (gemm.cpp); never inlined.
+struct AmxBf16Micro {
+  static constexpr int kMR = 32;
+  static constexpr int kNR = 32;
+  static constexpr int kKPad = 32;
+
+  struct alignas(64) TileConfig {
+    uint8_t palette = 1;
+    uint8_t start_row = 0;
+    uint8_t reserved[14] = {};
+    uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+    uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+  };
+
+  // Once per GEMM task (gemm.cpp): the task's thread may have run other tile
+  // code since its last one; between calls of one task nothing else runs.
+  __attribute__((target("amx-tile,amx-bf16"), noinline)) static void configure() {
+    static const TileConfig cfg;
+    _tile_loadconfig(&cfg);
+  }
+
+  __attribute__((target("amx-tile,amx-bf16"), noinline)) static void run(
+      int64_t kp, const uint32_t* ap, int64_t a_rs, int64_t /*a_ks*/, const uint32_t* bp, float* acc,
+      int64_t ldacc, bool first) {
+    const int64_t lc = ldacc * static_cast<int64_t>(sizeof(float));
+    if (first) {
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+    } else {
+      _tile_loadd(0, acc, lc);
+      _tile_loadd(1, acc + 16, lc);
+      _tile_loadd(2, acc + 16 * ldacc, lc);
+      _tile_loadd(3, acc + 16 * ldacc + 16, lc);
+    }
+    const int64_t la = a_rs * static_cast<int64_t>(sizeof(uint32_t));
+    const int64_t lb = kNR * static_cast<int64_t>(sizeof(uint32_t));
+    for (int64_t p = 0; p < kp; p += 16) {
+      _tile_loadd(4, ap + p, la);
+      _tile_loadd(5, ap + 16 * a_rs + p, la);
+      _tile_loadd(6, bp + p * kNR, lb);
+      _tile_loadd(7, bp + p * kNR + 16, lb);
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+    _tile_stored(0, acc, lc);
+    _tile_stored(1, acc + 16, lc);
+    _tile_stored(2, acc + 16 * ldacc, lc);
+    _tile_stored(3, acc + 16 * ldacc + 16, lc);
+  }
+};
 #endif
 
 }  // namespace gemm_detail
