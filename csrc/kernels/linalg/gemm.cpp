@@ -53,6 +53,9 @@ struct Config {
   static constexpr int kKPad = KU;  // k of a packed block is padded to a multiple of this
   static constexpr bool kRowLayoutOnly = false;  // A panels always row layout
   static void begin_task() {}  // per task, before its first micro-kernel call
+  // The micro-kernel may read a row-major A in place (no packing) when a
+  // block has whole panels and k a multiple of kKPad.
+  static constexpr bool kDirectA = false;
   // Blocking: A block MC x KC and B block KC x NC in L2 (1 MiB per core
   // here), the A micro-panel MR x KC in L1.
   static constexpr int64_t kKC = sizeof(P) <= 2 ? 512 : 256;
@@ -422,11 +425,17 @@ void gemm_typed(const GemmDesc& d) {
       pack_b<C>(Bb + pc * d.b.row_stride, d.b.row_stride, d.b.col_stride, kcs, kc_pad, cols, bp);
       for (int64_t ib = 0; ib < rows; ib += MC) {
         const int64_t rb = std::min(MC, rows - ib);
-        pack_a<C>(Ab + ib * d.a.row_stride + pc * d.a.col_stride, d.a.row_stride, d.a.col_stride,
-                  rb, kcs, kc_pad, ap, a_rows);
-        const int64_t a_rs = a_rows ? kc_pad / KU : 1, a_ks = a_rows ? 1 : MR;
+        const bool direct = C::kDirectA && d.a.col_stride == 1 && kcs == kc_pad && rb % MR == 0 &&
+                            d.a.row_stride % KU == 0;
+        if (!direct) {
+          pack_a<C>(Ab + ib * d.a.row_stride + pc * d.a.col_stride, d.a.row_stride, d.a.col_stride,
+                    rb, kcs, kc_pad, ap, a_rows);
+        }
+        const int64_t a_rs = direct ? d.a.row_stride / KU : (a_rows ? kc_pad / KU : 1);
+        const int64_t a_ks = a_rows ? 1 : MR;
         for (int64_t ir = 0; ir < rb; ir += MR) {
-          const PU* apan = reinterpret_cast<const PU*>(ap + ir * kc_pad);
+          const PU* apan = direct ? reinterpret_cast<const PU*>(Ab + (ib + ir) * d.a.row_stride + pc)
+                                  : reinterpret_cast<const PU*>(ap + ir * kc_pad);
           for (int64_t jr = 0; jr < cols; jr += NR) {
             C::micro(kc_pad / KU, apan, a_rs, a_ks, reinterpret_cast<const PU*>(bp + jr * kc_pad),
                      acc + (ib + ir) * ldacc + jr, ldacc, pc == 0);
@@ -457,6 +466,8 @@ struct AmxBf16Config : Config<BFloat16, uint16_t, float, AmxBf16Micro, 2> {
   static constexpr bool kRowLayoutOnly = true;  // tile rows are rows of A
   static constexpr int64_t kMC = 128;
   static void begin_task() { AmxBf16Micro::configure(); }
+  // Tile loads take any row stride: a row-major A is read where it lies.
+  static constexpr bool kDirectA = true;
 };
 
 // AMX needs the CPU's tiles and the kernel's permission to use their state
