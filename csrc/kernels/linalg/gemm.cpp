@@ -129,6 +129,33 @@ inline void interleave_bf16_rows(const uint16_t* r0, const uint16_t* r1, __mmask
   *lo = _mm512_permutex2var_epi16(a, _mm512_load_si512(kLo), b);
   *hi = _mm512_permutex2var_epi16(a, _mm512_load_si512(kHi), b);
 }
+
+// Transposes a 16 x 16 block of 32-bit values held as r[row] (r[i] becomes
+// column i): 32-bit and 64-bit unpacks within 128-bit lanes, then two
+// rounds of lane shuffles.
+inline void transpose_16x16_epi32(__m512i r[16]) {
+  __m512i t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {  // r[4g + c], lane L: column 4L + c of rows 4g..4g+3
+    r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int i = 0; i < 16; i += 8) {
+    for (int j = 0; j < 4; ++j) {
+      t[i + j] = _mm512_shuffle_i32x4(r[i + j], r[i + j + 4], 0x88);
+      t[i + j + 4] = _mm512_shuffle_i32x4(r[i + j], r[i + j + 4], 0xdd);
+    }
+  }
+  for (int j = 0; j < 8; ++j) {
+    r[j] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0x88);
+    r[j + 8] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0xdd);
+  }
+}
 #endif
 
 // A block rows [i0, i0+rows) x k [k0, k0+kcs) into MR-row panels, padded with
@@ -163,6 +190,20 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
         const __m512i rows = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                                                 _mm512_set1_epi32(static_cast<int>(pr)));
         uint32_t* pd32 = reinterpret_cast<uint32_t*>(pd);
+        // 32 k at a time: 16 pair rows interleaved, transposed in registers
+        // (row m of the panel gets 16 pairs, one 64-byte store).
+        for (; kk0 + 32 <= kcs; kk0 += 32) {
+          __m512i lo[16], hi[16];
+          for (int j = 0; j < 16; ++j) {
+            interleave_bf16_rows(reinterpret_cast<const uint16_t*>(s + (kk0 + 2 * j) * ks),
+                                 reinterpret_cast<const uint16_t*>(s + (kk0 + 2 * j + 1) * ks), live_mask, &lo[j],
+                                 &hi[j]);
+          }
+          transpose_16x16_epi32(lo);
+          transpose_16x16_epi32(hi);
+          for (int64_t r = 0; r < std::min<int64_t>(16, live); ++r) _mm512_storeu_si512(pd32 + r * pr + kk0 / 2, lo[r]);
+          for (int64_t r = 16; r < live; ++r) _mm512_storeu_si512(pd32 + r * pr + kk0 / 2, hi[r - 16]);
+        }
         for (; kk0 < kcs; kk0 += 2) {
           const uint16_t* r0 = reinterpret_cast<const uint16_t*>(s + kk0 * ks);
           const uint16_t* r1 = kk0 + 1 < kcs ? reinterpret_cast<const uint16_t*>(s + (kk0 + 1) * ks) : nullptr;
@@ -280,7 +321,18 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
             const int64_t w = std::min<int64_t>(16, nc - g);
             const __mmask16 m = static_cast<__mmask16>((1u << w) - 1);
             const uint32_t* sg = s32 + g * (cs / 2);
-            for (int64_t p = 0; p < pairs; ++p) {
+            int64_t p = 0;
+            if (w == 16) {
+              // 16 pairs of 16 columns: 16 loads, a transpose in registers,
+              // 16 stores (one gather per 16 values otherwise).
+              for (; p + 16 <= pairs; p += 16) {
+                __m512i t[16];
+                for (int c = 0; c < 16; ++c) t[c] = _mm512_loadu_si512(sg + c * (cs / 2) + p);
+                transpose_16x16_epi32(t);
+                for (int j = 0; j < 16; ++j) _mm512_storeu_si512(d32 + (p + j) * NR + g, t[j]);
+              }
+            }
+            for (; p < pairs; ++p) {
               const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, cols16, sg + p, 4);
               _mm512_storeu_si512(d32 + p * NR + g, v);
             }
