@@ -508,7 +508,10 @@ void gemm_typed(const GemmDesc& d) {
   });
 }
 
-using F32Config = Config<float, float, float, F32Micro, 1>;
+// float32 A needs no conversion: with unit k stride it is read in place.
+struct F32Config : Config<float, float, float, F32Micro, 1> {
+  static constexpr bool kDirectA = true;
+};
 using F16Config = Config<Half, float, float, F32Micro, 1>;
 using F64Config = Config<double, double, double, F64Micro, 1>;
 #ifdef TORCH_TPU_GEMM_AVX512_BF16
