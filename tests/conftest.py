@@ -57,3 +57,17 @@ def no_leak():
         time.sleep(0.01 * attempt)
         after = [torch.tpu.memory_allocated(i) for i in range(torch.tpu.device_count())]
     assert after == before, f"device memory leaked: before {before}, after {after}"
+
+
+@pytest.fixture
+def fresh_dynamo():
+    """For torch.compile tests: Dynamo's caches and counters start empty."""
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    yield
+    # Compiled code and its guards hold the test's tensors (and their device
+    # memory) until reset: release them before the leak check looks.
+    torch._dynamo.reset()

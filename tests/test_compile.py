@@ -24,14 +24,7 @@ from torch._inductor.utils import run_and_get_code
 import torch_tpu
 
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    counters.clear()
-    yield
-    # Compiled code and its guards hold the test's tensors (and their device
-    # memory) until reset: release them before the leak check looks.
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")  # tests/conftest.py
 
 
 def _graph_breaks():

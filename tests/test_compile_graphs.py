@@ -12,12 +12,7 @@ import torch_tpu
 DEV = "tpu"
 
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    counters.clear()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")  # tests/conftest.py
 
 
 def chain(x, w):
