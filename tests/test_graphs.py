@@ -378,3 +378,50 @@ def test_reset_reports_a_failed_replay():
     with pytest.raises(Exception, match="index"):
         g.reset()
     torch.tpu.synchronize()  # reported once, then the device is clean
+
+
+@pytest.mark.parametrize("opt_cls", [torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD])
+def test_whole_training_step_captured_with_a_capturable_optimizer(opt_cls):
+    # The CUDA-graphs pattern: warm up on a side stream, capture forward,
+    # backward and optimizer.step() once, then refill the batch and replay.
+    torch.manual_seed(0)
+    cpu = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    tpu = copy.deepcopy(cpu).to(DEV)
+    kw = {"lr": 1e-2} if opt_cls is torch.optim.SGD else {"lr": 1e-2, "capturable": True}
+    opt_c = opt_cls(cpu.parameters(), lr=1e-2)
+    opt_t = opt_cls(tpu.parameters(), **kw)
+    batches = [(torch.randn(8, 16), torch.randn(8, 1)) for _ in range(7)]
+    sx, sy = torch.zeros(8, 16, device=DEV), torch.zeros(8, 1, device=DEV)
+
+    def step_cpu(x, y):
+        opt_c.zero_grad()
+        loss = torch.nn.functional.mse_loss(cpu(x), y)
+        loss.backward()
+        opt_c.step()
+        return loss.item()
+
+    side = torch.tpu.Stream()
+    side.wait_stream(torch.tpu.current_stream())
+    with torch.tpu.stream(side):
+        for x, y in batches[:3]:
+            sx.copy_(x)
+            sy.copy_(y)
+            opt_t.zero_grad(set_to_none=True)
+            torch.nn.functional.mse_loss(tpu(sx), sy).backward()
+            opt_t.step()
+    torch.tpu.current_stream().wait_stream(side)
+    for x, y in batches[:3]:
+        step_cpu(x, y)
+    g = torch.tpu.TPUGraph()
+    opt_t.zero_grad(set_to_none=True)
+    with torch.tpu.graph(g):
+        loss = torch.nn.functional.mse_loss(tpu(sx), sy)
+        loss.backward()
+        opt_t.step()
+    for x, y in batches[3:]:
+        sx.copy_(x)
+        sy.copy_(y)
+        g.replay()
+        torch.testing.assert_close(loss.item(), step_cpu(x, y), rtol=1e-5, atol=1e-6)
+    for a, b in zip(tpu.parameters(), cpu.parameters()):
+        torch.testing.assert_close(a.detach().cpu(), b.detach(), rtol=1e-5, atol=1e-5)
