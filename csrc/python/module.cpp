@@ -182,6 +182,13 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_memory_snapshot", &memory_snapshot);
   m.def("_is_in_bad_fork", [] { return runtime::in_bad_fork(); });
+  m.def("_set_memory_fraction", [](double fraction, int device) {
+    aten::set_memory_fraction(static_cast<c10::DeviceIndex>(device), fraction);
+  });
+  m.def("_get_memory_fraction",
+        [](int device) { return aten::memory_fraction(static_cast<c10::DeviceIndex>(device)); });
+  m.def("_set_sync_debug_mode", [](int mode) { aten::telemetry::set_sync_debug_mode(mode); });
+  m.def("_get_sync_debug_mode", [] { return aten::telemetry::sync_debug_mode(); });
   m.def("_graph_pool_handle", [] {
     const c10::MempoolId_t id = aten::graph_pool_handle();
     return py::make_tuple(id.first, id.second);

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import List
 
+from .. import _C
+
 import torch
 
 from .device import (
@@ -33,6 +35,11 @@ from .graphs import (
 )
 from .memory import (
     empty_cache,
+    get_per_process_memory_fraction,
+    memory_stats_as_nested_dict,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
+    set_per_process_memory_fraction,
     max_memory_allocated,
     max_memory_reserved,
     mem_get_info,
@@ -67,13 +74,50 @@ from .streams import (
 )
 
 
+OutOfMemoryError = torch.OutOfMemoryError
+_SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """bfloat16 kernels exist for every tpu (on AMX tiles where the CPU has them)."""
+    return True
+
+
+def can_device_access_peer(device, peer_device) -> bool:
+    """Whether `device` can copy to and from `peer_device` directly: every pair of tpu devices can."""
+    from .device import _device_index, device_count
+
+    for d in (device, peer_device):
+        index = _device_index(d, optional=False)
+        if not 0 <= index < device_count():
+            raise ValueError(f"Invalid device id {index}: there are {device_count()} tpu devices")
+    return True
+
+
+def set_sync_debug_mode(debug_mode) -> None:
+    """"default"/0: off; "warn"/1: warn at every implicit host sync (.item(),
+    .cpu(), nonzero, ...); "error"/2: raise instead. Explicit synchronize()
+    calls never count. As torch.cuda.set_sync_debug_mode."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _SYNC_DEBUG_MODES:
+            raise RuntimeError('invalid value of debug_mode, expected one of "default", "warn", "error"')
+        debug_mode = _SYNC_DEBUG_MODES[debug_mode]
+    _C._set_sync_debug_mode(int(debug_mode))
+
+
+def get_sync_debug_mode() -> int:
+    return _C._get_sync_debug_mode()
+
+
 def get_amp_supported_dtype() -> List[torch.dtype]:
     """Lower-precision dtypes torch.autocast("tpu", dtype=...) accepts."""
     return [torch.float16, torch.bfloat16]
 
 
 __all__ = [
-    "Event", "Stream", "StreamContext", "TPUGraph", "graph", "graph_pool_handle",
+    "Event", "OutOfMemoryError", "Stream", "StreamContext", "TPUGraph", "can_device_access_peer",
+    "get_per_process_memory_fraction", "get_sync_debug_mode", "is_bf16_supported", "memory_stats_as_nested_dict",
+    "reset_max_memory_allocated", "reset_max_memory_cached", "set_per_process_memory_fraction", "set_sync_debug_mode", "graph", "graph_pool_handle",
     "is_current_stream_capturing", "make_graphed_callables", "cpu_capability", "current_device", "current_stream", "default_generators",
     "default_stream", "device", "device_count", "device_of", "empty_cache",
     "get_amp_supported_dtype", "get_device_name", "get_device_properties", "get_rng_state",

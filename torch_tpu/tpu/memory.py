@@ -106,3 +106,37 @@ def memory_summary(device: _DeviceLike = None, abbreviated: bool = False) -> str
         lines.append(f"{key:<{width}}{stats.get(key, 0):>15}")
     lines.append("=" * 86)
     return "\n".join(lines) + "\n"
+
+
+def memory_stats_as_nested_dict(device: _DeviceLike = None) -> Dict[str, Any]:
+    """memory_stats() as nested dicts: {"allocated_bytes": {"all": {"current": ...}}}."""
+    nested: Dict[str, Any] = {}
+    for key, value in memory_stats(device).items():
+        node = nested
+        *path, leaf = key.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return nested
+
+
+def reset_max_memory_allocated(device: _DeviceLike = None) -> None:
+    """As torch.cuda's (which now resets every peak statistic)."""
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device: _DeviceLike = None) -> None:
+    reset_peak_memory_stats(device)
+
+
+def set_per_process_memory_fraction(fraction: float, device: _DeviceLike = None) -> None:
+    """Lets this process reserve at most fraction x the device's memory; an
+    allocation beyond it raises torch.OutOfMemoryError (after the cache is
+    emptied), as with CUDA."""
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    _C._set_memory_fraction(fraction, _device_index(device))
+
+
+def get_per_process_memory_fraction(device: _DeviceLike = None) -> float:
+    return _C._get_memory_fraction(_device_index(device))

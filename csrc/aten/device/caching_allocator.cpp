@@ -275,6 +275,20 @@ class DeviceCache {
     drop_empty_released_pools();
   }
 
+  // torch.tpu.set_per_process_memory_fraction: segments beyond fraction x
+  // the device's memory fail as out of memory (after the cache is freed).
+  void set_fraction(double fraction) {
+    std::lock_guard<std::mutex> g(mu_);
+    size_t free_bytes = 0, total = 0;
+    TPU_CHECK(runtime::mem_get_info(device_, &free_bytes, &total));
+    fraction_ = fraction;
+    limit_ = fraction >= 1.0 ? 0 : static_cast<size_t>(fraction * static_cast<double>(total));
+  }
+  double fraction() {
+    std::lock_guard<std::mutex> g(mu_);
+    return fraction_;
+  }
+
   DeviceStats stats() {
     std::lock_guard<std::mutex> g(mu_);
     DeviceStats s = stats_;
@@ -422,6 +436,8 @@ class DeviceCache {
   }
 
   Block* new_segment(BlockPool& pool, runtime::Stream stream, size_t bytes) {
+    const int64_t reserved = stats_.reserved_bytes[idx(StatType::AGGREGATE)].current;
+    if (limit_ != 0 && static_cast<size_t>(reserved) + bytes > limit_) return nullptr;  // the fraction
     void* ptr = nullptr;
     runtime::Status st = runtime::malloc(device_, bytes, &ptr);
     if (st == runtime::Status::kOutOfMemory) return nullptr;
@@ -568,7 +584,9 @@ class DeviceCache {
         " is free. Of the allocated memory ", format_size(allocated),
         " is allocated by PyTorch, and ", format_size(reserved - allocated),
         " is reserved by PyTorch but unallocated. The capacity is set by "
-        "TORCH_TPU_DEVICE_MEMORY.");
+        "TORCH_TPU_DEVICE_MEMORY", limit_ != 0 ? "; this process may use " + format_size(limit_) +
+        " of it (torch.tpu.set_per_process_memory_fraction(" + std::to_string(fraction_) + "))" : std::string(),
+        ".");
   }
 
   std::mutex mu_;
@@ -582,6 +600,8 @@ class DeviceCache {
   std::vector<PrivatePool*> released_pools_;                // segments still allocated
   std::vector<std::pair<uint64_t, PrivatePool*>> routes_;   // capture id -> pool
   std::vector<Block*> deferred_;  // freed during a capture, waiting for recordStream users
+  size_t limit_ = 0;              // bytes this process may reserve (0: the whole device)
+  double fraction_ = 1.0;
   DeviceStats stats_;
 };
 
@@ -677,6 +697,13 @@ void end_allocate_to_pool(c10::DeviceIndex device, uint64_t capture_id) {
 }
 
 void release_pool(c10::DeviceIndex device, c10::MempoolId_t pool) { cache(device).release_pool(pool); }
+
+void set_memory_fraction(c10::DeviceIndex device, double fraction) {
+  TORCH_CHECK(fraction >= 0 && fraction <= 1, "Invalid fraction value: ", fraction, ". Allowed range: 0~1");
+  cache(device).set_fraction(fraction);
+}
+
+double memory_fraction(c10::DeviceIndex device) { return cache(device).fraction(); }
 
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot() {
   std::vector<c10::CachingDeviceAllocator::SegmentInfo> out;

@@ -28,6 +28,10 @@ void begin_allocate_to_pool(c10::DeviceIndex device, c10::MempoolId_t pool, uint
 void end_allocate_to_pool(c10::DeviceIndex device, uint64_t capture_id);
 void release_pool(c10::DeviceIndex device, c10::MempoolId_t pool);
 
+// The share of the device's memory this process may reserve (1 by default).
+void set_memory_fraction(c10::DeviceIndex device, double fraction);
+double memory_fraction(c10::DeviceIndex device);
+
 // One entry per segment (device allocation), with its blocks; the data
 // behind torch.tpu.memory_snapshot().
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot();

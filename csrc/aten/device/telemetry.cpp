@@ -1,5 +1,10 @@
 #include "aten/device/telemetry.h"
 
+#include <c10/util/Exception.h>
+
+#include <atomic>
+#include <string>
+
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -77,7 +82,29 @@ void count_copy(Copy kind, uint64_t bytes) {
   c.second += static_cast<int64_t>(bytes);
 }
 
+namespace {
+std::atomic<int> g_sync_debug_mode{0};
+
+bool explicit_sync(const char* why) {
+  const std::string w = why;
+  return w == "torch.tpu.synchronize" || w == "stream.synchronize" || w == "device.synchronize";
+}
+}  // namespace
+
+void set_sync_debug_mode(int mode) {
+  TORCH_CHECK(mode >= 0 && mode <= 2, "invalid value of debug_mode, expected one of 0, 1, 2 (or \"default\", "
+              "\"warn\", \"error\"), got ", mode);
+  g_sync_debug_mode.store(mode, std::memory_order_relaxed);
+}
+
+int sync_debug_mode() { return g_sync_debug_mode.load(std::memory_order_relaxed); }
+
 void count_sync(const char* why) {
+  if (const int mode = sync_debug_mode(); mode != 0 && !explicit_sync(why)) {
+    TORCH_CHECK(mode != 2, "called a synchronizing tpu operation (", why, ") while the sync debug mode is "
+                "\"error\" (torch.tpu.set_sync_debug_mode)");
+    TORCH_WARN("called a synchronizing tpu operation (", why, ")");
+  }
   Tables& t = tables();
   std::lock_guard<std::mutex> g(t.mu);
   t.syncs[why] += 1;

@@ -34,8 +34,13 @@ Counter& stub_counter(const std::string& stub);  // "add_stub"
 
 void count_copy(Copy kind, uint64_t bytes);
 // A host thread waited for the device. `why` names the API ("item",
-// "copy_d2h", "torch.tpu.synchronize", ...).
+// "copy_d2h", "torch.tpu.synchronize", ...). In sync debug mode an implicit
+// sync (anything but an explicit synchronize()) also warns, or raises
+// before waiting.
 void count_sync(const char* why);
+// torch.tpu.set_sync_debug_mode: 0 off, 1 warn, 2 error.
+void set_sync_debug_mode(int mode);
+int sync_debug_mode();
 
 struct Snapshot {
   // op -> route name -> calls (routes with zero calls are left out)

@@ -1,0 +1,77 @@
+"""torch.tpu names that CUDA programs call, beyond devices, streams and
+memory basics: bf16 support, peers, OutOfMemoryError, the per-process memory
+fraction, nested memory statistics and the sync debug mode."""
+
+import warnings
+
+import pytest
+import torch
+
+import torch_tpu  # noqa: F401
+
+DEV = "tpu"
+
+
+def test_simple_queries():
+    assert torch.tpu.is_bf16_supported() and torch.tpu.is_bf16_supported(including_emulation=False)
+    assert torch.tpu.OutOfMemoryError is torch.OutOfMemoryError
+    n = torch.tpu.device_count()
+    assert torch.tpu.can_device_access_peer(0, n - 1)
+    with pytest.raises(ValueError, match="Invalid device id"):
+        torch.tpu.can_device_access_peer(0, n)
+
+
+def test_memory_stats_as_nested_dict_and_peak_resets():
+    x = torch.empty(1 << 20, device=DEV)
+    flat = torch.tpu.memory_stats()
+    nested = torch.tpu.memory_stats_as_nested_dict()
+    assert nested["allocated_bytes"]["all"]["current"] == flat["allocated_bytes.all.current"] > 0
+    assert nested["num_ooms"] == flat["num_ooms"]
+    del x
+    assert torch.tpu.max_memory_allocated() > torch.tpu.memory_allocated()
+    torch.tpu.reset_max_memory_allocated()
+    assert torch.tpu.max_memory_allocated() == torch.tpu.memory_allocated()
+
+
+def test_per_process_memory_fraction_is_enforced():
+    free, total = torch.tpu.mem_get_info()
+    assert torch.tpu.get_per_process_memory_fraction() == 1.0
+    torch.tpu.empty_cache()
+    try:
+        torch.tpu.set_per_process_memory_fraction(0.001)
+        assert torch.tpu.get_per_process_memory_fraction() == 0.001
+        small = torch.empty(1024, device=DEV)  # well under the limit
+        with pytest.raises(torch.OutOfMemoryError, match="set_per_process_memory_fraction"):
+            torch.empty(int(total * 0.002) // 4, device=DEV)
+        assert small.add_(1).sum().item() == 1024 * small[0].item()  # the process keeps working
+    finally:
+        torch.tpu.set_per_process_memory_fraction(1.0)
+    torch.empty(int(total * 0.002) // 4, device=DEV)
+    with pytest.raises(RuntimeError, match="Allowed range: 0~1"):
+        torch.tpu.set_per_process_memory_fraction(1.5)
+    with pytest.raises(TypeError):
+        torch.tpu.set_per_process_memory_fraction(1)
+
+
+def test_sync_debug_mode_warns_or_raises_on_implicit_syncs():
+    x = torch.arange(4.0, device=DEV)
+    assert torch.tpu.get_sync_debug_mode() == 0
+    try:
+        torch.tpu.set_sync_debug_mode("warn")
+        assert torch.tpu.get_sync_debug_mode() == 1
+        with pytest.warns(UserWarning, match=r"synchronizing tpu operation \(item\)"):
+            x.sum().item()
+        with pytest.warns(UserWarning, match="synchronizing tpu operation"):
+            x.cpu()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            torch.tpu.synchronize()  # explicit: what the user asked for
+            x + 1  # no sync at all
+        torch.tpu.set_sync_debug_mode(2)
+        with pytest.raises(RuntimeError, match=r"synchronizing tpu operation \(nonzero\).*error"):
+            torch.nonzero(x)
+    finally:
+        torch.tpu.set_sync_debug_mode("default")
+    assert torch.nonzero(x).numel() == 3
+    with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
+        torch.tpu.set_sync_debug_mode("loud")
