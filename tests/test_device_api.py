@@ -75,3 +75,16 @@ def test_sync_debug_mode_warns_or_raises_on_implicit_syncs():
     assert torch.nonzero(x).numel() == 3
     with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
         torch.tpu.set_sync_debug_mode("loud")
+
+
+def test_caching_allocator_alloc_and_delete():
+    before = torch.tpu.memory_allocated()
+    ptr = torch.tpu.caching_allocator_alloc(4096, stream=torch.tpu.Stream())
+    assert ptr != 0 and torch.tpu.memory_allocated() == before + 4096
+    torch.tpu.caching_allocator_delete(ptr)
+    assert torch.tpu.memory_allocated() == before
+    with pytest.raises(ValueError, match="was not allocated"):
+        torch.tpu.caching_allocator_delete(ptr)
+    assert torch.tpu.memory_cached() == torch.tpu.memory_reserved()
+    assert torch.tpu.max_memory_cached() == torch.tpu.max_memory_reserved()
+    assert torch.tpu.is_tf32_supported() is False

@@ -34,7 +34,11 @@ from .graphs import (
     make_graphed_callables,
 )
 from .memory import (
+    caching_allocator_alloc,
+    caching_allocator_delete,
     empty_cache,
+    max_memory_cached,
+    memory_cached,
     get_per_process_memory_fraction,
     memory_stats_as_nested_dict,
     reset_max_memory_allocated,
@@ -78,6 +82,11 @@ OutOfMemoryError = torch.OutOfMemoryError
 _SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
 
 
+def is_tf32_supported() -> bool:
+    """float32 matmuls always run in full float32 on tpu (no TF32 mode)."""
+    return False
+
+
 def is_bf16_supported(including_emulation: bool = True) -> bool:
     """bfloat16 kernels exist for every tpu (on AMX tiles where the CPU has them)."""
     return True
@@ -115,6 +124,7 @@ def get_amp_supported_dtype() -> List[torch.dtype]:
 
 
 __all__ = [
+    "caching_allocator_alloc", "caching_allocator_delete", "is_tf32_supported", "max_memory_cached", "memory_cached",
     "Event", "OutOfMemoryError", "Stream", "StreamContext", "TPUGraph", "can_device_access_peer",
     "get_per_process_memory_fraction", "get_sync_debug_mode", "is_bf16_supported", "memory_stats_as_nested_dict",
     "reset_max_memory_allocated", "reset_max_memory_cached", "set_per_process_memory_fraction", "set_sync_debug_mode", "graph", "graph_pool_handle",

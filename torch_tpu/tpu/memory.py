@@ -140,3 +140,37 @@ def set_per_process_memory_fraction(fraction: float, device: _DeviceLike = None)
 
 def get_per_process_memory_fraction(device: _DeviceLike = None) -> float:
     return _C._get_memory_fraction(_device_index(device))
+
+
+def memory_cached(device: _DeviceLike = None) -> int:
+    """Deprecated alias of memory_reserved (as in torch.cuda)."""
+    return memory_reserved(device)
+
+
+def max_memory_cached(device: _DeviceLike = None) -> int:
+    """Deprecated alias of max_memory_reserved (as in torch.cuda)."""
+    return max_memory_reserved(device)
+
+
+_raw_blocks: Dict[int, torch.UntypedStorage] = {}
+
+
+def caching_allocator_alloc(size: int, device: _DeviceLike = None, stream=None) -> int:
+    """Device memory of `size` bytes from the caching allocator, as an address
+    (for code that manages raw buffers); free it with caching_allocator_delete.
+    `stream`: the stream it will be used on (default: the current one)."""
+    from .streams import stream as stream_context
+
+    idx = _device_index(device)
+    with stream_context(stream):
+        storage = torch.UntypedStorage(int(size), device=torch.device("tpu", idx))
+    ptr = storage.data_ptr()
+    if ptr:
+        _raw_blocks[ptr] = storage
+    return ptr
+
+
+def caching_allocator_delete(mem_ptr: int) -> None:
+    """Gives back memory from caching_allocator_alloc."""
+    if mem_ptr and _raw_blocks.pop(mem_ptr, None) is None:
+        raise ValueError(f"{mem_ptr:#x} was not allocated by torch.tpu.caching_allocator_alloc")
