@@ -88,3 +88,15 @@ def test_caching_allocator_alloc_and_delete():
     assert torch.tpu.memory_cached() == torch.tpu.memory_reserved()
     assert torch.tpu.max_memory_cached() == torch.tpu.max_memory_reserved()
     assert torch.tpu.is_tf32_supported() is False
+
+
+def test_host_memory_stats():
+    torch.tpu.reset_peak_host_memory_stats()
+    torch.tpu.reset_accumulated_host_memory_stats()
+    before = torch.tpu.host_memory_stats()
+    pinned = torch.empty(1 << 20, pin_memory=True)
+    after = torch.tpu.host_memory_stats()
+    assert after["active_requests.current"] == before["active_requests.current"] + 1
+    assert after["active_bytes.current"] >= before["active_bytes.current"] + (1 << 22)
+    assert torch.tpu.host_memory_stats_as_nested_dict()["active_bytes"]["peak"] >= 1 << 22
+    del pinned

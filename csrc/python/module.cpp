@@ -13,6 +13,7 @@
 #include "aten/device/fallback.h"
 #include "aten/device/generator.h"
 #include "aten/device/graph.h"
+#include "aten/device/host_allocator.h"
 #include "aten/device/op_trace.h"
 #include "aten/device/runtime_check.h"
 #include "aten/device/telemetry.h"
@@ -189,6 +190,37 @@ PYBIND11_MODULE(_C, m) {
         [](int device) { return aten::memory_fraction(static_cast<c10::DeviceIndex>(device)); });
   m.def("_set_sync_debug_mode", [](int mode) { aten::telemetry::set_sync_debug_mode(mode); });
   m.def("_get_sync_debug_mode", [] { return aten::telemetry::sync_debug_mode(); });
+  // Pinned-host allocator statistics, keyed as torch.cuda.host_memory_stats().
+  m.def("_host_memory_stats", [] {
+    const at::HostStats s = aten::host_allocator()->get_stats();
+    py::dict d;
+    auto stat = [&](const char* name, const c10::CachingAllocator::Stat& v) {
+      const std::string n = name;
+      d[py::str(n + ".current")] = v.current;
+      d[py::str(n + ".peak")] = v.peak;
+      d[py::str(n + ".allocated")] = v.allocated;
+      d[py::str(n + ".freed")] = v.freed;
+    };
+    auto duration = [&](const char* name, const c10::CachingAllocator::DurationStat& v) {
+      const std::string n = name;
+      d[py::str(n + ".total")] = v.total;
+      d[py::str(n + ".max")] = v.max;
+      d[py::str(n + ".min")] = v.min;
+      d[py::str(n + ".count")] = v.count;
+      d[py::str(n + ".avg")] = v.count ? v.total / v.count : 0;
+    };
+    stat("active_requests", s.active_requests);
+    stat("active_bytes", s.active_bytes);
+    stat("allocations", s.allocations);
+    stat("allocated_bytes", s.allocated_bytes);
+    duration("host_alloc_time", s.host_alloc_time);
+    duration("host_free_time", s.host_free_time);
+    d["num_host_alloc"] = s.num_host_alloc;
+    d["num_host_free"] = s.num_host_free;
+    return d;
+  });
+  m.def("_reset_accumulated_host_memory_stats", [] { aten::host_allocator()->reset_accumulated_stats(); });
+  m.def("_reset_peak_host_memory_stats", [] { aten::host_allocator()->reset_peak_stats(); });
   m.def("_graph_pool_handle", [] {
     const c10::MempoolId_t id = aten::graph_pool_handle();
     return py::make_tuple(id.first, id.second);

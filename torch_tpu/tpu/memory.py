@@ -108,16 +108,21 @@ def memory_summary(device: _DeviceLike = None, abbreviated: bool = False) -> str
     return "\n".join(lines) + "\n"
 
 
-def memory_stats_as_nested_dict(device: _DeviceLike = None) -> Dict[str, Any]:
-    """memory_stats() as nested dicts: {"allocated_bytes": {"all": {"current": ...}}}."""
+def _nested(flat: Dict[str, Any]) -> Dict[str, Any]:
+    """{"a.b.c": v} -> {"a": {"b": {"c": v}}}."""
     nested: Dict[str, Any] = {}
-    for key, value in memory_stats(device).items():
+    for key, value in flat.items():
         node = nested
         *path, leaf = key.split(".")
         for part in path:
             node = node.setdefault(part, {})
         node[leaf] = value
     return nested
+
+
+def memory_stats_as_nested_dict(device: _DeviceLike = None) -> Dict[str, Any]:
+    """memory_stats() as nested dicts: {"allocated_bytes": {"all": {"current": ...}}}."""
+    return _nested(memory_stats(device))
 
 
 def reset_max_memory_allocated(device: _DeviceLike = None) -> None:
@@ -174,3 +179,21 @@ def caching_allocator_delete(mem_ptr: int) -> None:
     """Gives back memory from caching_allocator_alloc."""
     if mem_ptr and _raw_blocks.pop(mem_ptr, None) is None:
         raise ValueError(f"{mem_ptr:#x} was not allocated by torch.tpu.caching_allocator_alloc")
+
+
+def host_memory_stats() -> "OrderedDict[str, Any]":
+    """Statistics of the pinned-host caching allocator (pin_memory()), keyed
+    as torch.cuda.host_memory_stats()."""
+    return OrderedDict(sorted(_C._host_memory_stats().items()))
+
+
+def host_memory_stats_as_nested_dict() -> Dict[str, Any]:
+    return _nested(host_memory_stats())
+
+
+def reset_accumulated_host_memory_stats() -> None:
+    _C._reset_accumulated_host_memory_stats()
+
+
+def reset_peak_host_memory_stats() -> None:
+    _C._reset_peak_host_memory_stats()
