@@ -51,8 +51,6 @@ CUDA_ONLY = {
 NOT_YET = {
     "ExternalStream": "wrapping a stream made outside torch (issue 'The tools users bring', section 4)",
     "get_stream_from_external": "the same",
-    "MemPool": "user-managed memory pools (the graph pools exist; issue 'The tools users bring', section 4)",
-    "use_mem_pool": "the same",
     "utilization": "device busy time over the last sample period (same issue)",
     "memory_usage": "the same, for memory traffic",
     "device_memory_used": "the same",

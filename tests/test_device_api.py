@@ -100,3 +100,34 @@ def test_host_memory_stats():
     assert after["active_bytes.current"] >= before["active_bytes.current"] + (1 << 22)
     assert torch.tpu.host_memory_stats_as_nested_dict()["active_bytes"]["peak"] >= 1 << 22
     del pinned
+
+
+def test_mem_pool_routes_this_threads_allocations():
+    import threading
+
+    pool = torch.tpu.MemPool()
+    assert pool.use_count() == 1
+    with torch.tpu.use_mem_pool(pool):
+        assert pool.use_count() == 2
+        x = torch.empty(1 << 18, device=DEV)
+        seen = {}
+        t = threading.Thread(target=lambda: seen.update(y=torch.empty(1 << 18, device=DEV)))
+        t.start()
+        t.join()
+    assert pool.use_count() == 1
+    in_pool = {b["address"] for s in pool.snapshot() for b in s["blocks"] if b["state"] == "active_allocated"}
+    assert x.data_ptr() in in_pool
+    assert seen["y"].data_ptr() not in in_pool  # another thread: the default pool
+    z = torch.empty(1 << 18, device=DEV)
+    assert z.data_ptr() not in in_pool  # outside the block
+    # A graph may capture into it.
+    g = torch.tpu.TPUGraph()
+    with torch.tpu.graph(g, pool=pool.id):
+        w = x * 2
+    assert g.pool() == pool.id
+    g.replay()
+    assert w.data_ptr() in {b["address"] for s in pool.snapshot() for b in s["blocks"]}
+    del g, w, x
+    reserved = torch.tpu.memory_reserved()
+    del pool  # the last holder: its memory goes back to the device
+    assert torch.tpu.memory_reserved() < reserved

@@ -221,6 +221,21 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_reset_accumulated_host_memory_stats", [] { aten::host_allocator()->reset_accumulated_stats(); });
   m.def("_reset_peak_host_memory_stats", [] { aten::host_allocator()->reset_peak_stats(); });
+  m.def("_mempool_retain", [](int device, std::pair<uint64_t, uint64_t> id) {
+    aten::retain_pool(static_cast<c10::DeviceIndex>(device), id);
+  });
+  m.def("_mempool_release", [](int device, std::pair<uint64_t, uint64_t> id) {
+    aten::release_pool(static_cast<c10::DeviceIndex>(device), id);
+  });
+  m.def("_mempool_begin_thread", [](int device, std::pair<uint64_t, uint64_t> id) {
+    aten::begin_thread_route(static_cast<c10::DeviceIndex>(device), id);
+  });
+  m.def("_mempool_end_thread", [](int device, std::pair<uint64_t, uint64_t> id) {
+    aten::end_thread_route(static_cast<c10::DeviceIndex>(device), id);
+  });
+  m.def("_mempool_use_count", [](int device, std::pair<uint64_t, uint64_t> id) {
+    return aten::pool_use_count(static_cast<c10::DeviceIndex>(device), id);
+  });
   m.def("_graph_pool_handle", [] {
     const c10::MempoolId_t id = aten::graph_pool_handle();
     return py::make_tuple(id.first, id.second);

@@ -51,6 +51,7 @@ from .memory import (
     memory_stats,
     memory_stats_as_nested_dict,
     memory_summary,
+    MemPool,
     reset_accumulated_host_memory_stats,
     reset_accumulated_memory_stats,
     reset_max_memory_allocated,
@@ -58,6 +59,7 @@ from .memory import (
     reset_peak_host_memory_stats,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
+    use_mem_pool,
 )
 from .random import (
     default_generators,
@@ -128,7 +130,7 @@ def get_amp_supported_dtype() -> List[torch.dtype]:
 
 
 __all__ = [
-    "caching_allocator_alloc", "caching_allocator_delete", "host_memory_stats", "host_memory_stats_as_nested_dict",
+    "MemPool", "use_mem_pool", "caching_allocator_alloc", "caching_allocator_delete", "host_memory_stats", "host_memory_stats_as_nested_dict",
     "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats", "is_tf32_supported", "max_memory_cached", "memory_cached",
     "Event", "OutOfMemoryError", "Stream", "StreamContext", "TPUGraph", "can_device_access_peer",
     "get_per_process_memory_fraction", "get_sync_debug_mode", "is_bf16_supported", "memory_stats_as_nested_dict",

@@ -197,3 +197,53 @@ def reset_accumulated_host_memory_stats() -> None:
 
 def reset_peak_host_memory_stats() -> None:
     _C._reset_peak_host_memory_stats()
+
+
+class MemPool:
+    """A private memory pool of the caching allocator, as torch.cuda.MemPool:
+    allocations made under `use_mem_pool(pool)` come from it (and go back to
+    it when freed); `pool.id` may also be given to a graph capture (`pool=`).
+    Its memory returns to the device once the pool object and every tensor
+    in it are gone."""
+
+    def __init__(self, device: _DeviceLike = None):
+        from .graphs import graph_pool_handle
+
+        self._device = _device_index(device)
+        self._id = graph_pool_handle()
+        _C._mempool_retain(self._device, self._id)
+
+    @property
+    def id(self) -> Tuple[int, int]:
+        return self._id
+
+    def use_count(self) -> int:
+        """Holders of the pool: this object, open use_mem_pool blocks, graphs."""
+        return _C._mempool_use_count(self._device, self._id)
+
+    def snapshot(self) -> List[Dict[str, Any]]:
+        """memory_snapshot() entries of the pool's segments."""
+        return [s for s in memory_snapshot() if tuple(s["segment_pool_id"]) == self._id]
+
+    def __del__(self):
+        try:
+            _C._mempool_release(self._device, self._id)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+class use_mem_pool:
+    """Context manager: this thread's allocations on the pool's device (or
+    `device`) come from `pool` inside the block, as torch.cuda.use_mem_pool."""
+
+    def __init__(self, pool: MemPool, device: _DeviceLike = None):
+        self.pool = pool
+        self.device = pool._device if device is None else _device_index(device)
+
+    def __enter__(self):
+        _C._mempool_begin_thread(self.device, self.pool.id)
+        return self.pool
+
+    def __exit__(self, *exc) -> bool:
+        _C._mempool_end_thread(self.device, self.pool.id)
+        return False

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -260,6 +261,43 @@ class DeviceCache {
     for (Block* b : deferred) free_after_stream_uses(b);
   }
 
+  // torch.tpu.MemPool: a pool held by a Python object (one use), and
+  // use_mem_pool routing the calling thread's allocations to it.
+  void retain_pool(c10::MempoolId_t id) {
+    std::lock_guard<std::mutex> g(mu_);
+    PrivatePool*& pool = private_pools_[id];
+    if (pool == nullptr) pool = new PrivatePool(id);
+    pool->use_count += 1;
+  }
+
+  void begin_thread_route(c10::MempoolId_t id) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = private_pools_.find(id);
+    TORCH_CHECK(it != private_pools_.end(), "use_mem_pool: the memory pool (", id.first, ", ", id.second,
+                ") does not exist on tpu:", static_cast<int>(device_));
+    it->second->use_count += 1;
+    thread_routes_.emplace_back(std::this_thread::get_id(), it->second);
+  }
+
+  // Ends the calling thread's latest route to `id`; returns whether it had one.
+  bool end_thread_route(c10::MempoolId_t id) {
+    std::lock_guard<std::mutex> g(mu_);
+    const auto me = std::this_thread::get_id();
+    for (auto it = thread_routes_.rbegin(); it != thread_routes_.rend(); ++it) {
+      if (it->first == me && it->second->id == id) {
+        thread_routes_.erase(std::next(it).base());
+        return true;
+      }
+    }
+    return false;
+  }
+
+  int use_count(c10::MempoolId_t id) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = private_pools_.find(id);
+    return it == private_pools_.end() ? 0 : it->second->use_count;
+  }
+
   // A graph (or a failed capture) no longer needs pool `id`.
   void release_pool(c10::MempoolId_t id) {
     std::lock_guard<std::mutex> g(mu_);
@@ -368,6 +406,12 @@ class DeviceCache {
         for (auto& [id, pool] : routes_) {
           if (id == capture) return small ? pool->small : pool->large;
         }
+      }
+    }
+    if (!thread_routes_.empty()) {  // use_mem_pool: the innermost route of this thread
+      const auto me = std::this_thread::get_id();
+      for (auto it = thread_routes_.rbegin(); it != thread_routes_.rend(); ++it) {
+        if (it->first == me) return small ? it->second->small : it->second->large;
       }
     }
     return small ? small_ : large_;
@@ -599,6 +643,7 @@ class DeviceCache {
   std::map<c10::MempoolId_t, PrivatePool*> private_pools_;  // in use by graphs
   std::vector<PrivatePool*> released_pools_;                // segments still allocated
   std::vector<std::pair<uint64_t, PrivatePool*>> routes_;   // capture id -> pool
+  std::vector<std::pair<std::thread::id, PrivatePool*>> thread_routes_;  // use_mem_pool
   std::vector<Block*> deferred_;  // freed during a capture, waiting for recordStream users
   size_t limit_ = 0;              // bytes this process may reserve (0: the whole device)
   double fraction_ = 1.0;
@@ -704,6 +749,13 @@ void set_memory_fraction(c10::DeviceIndex device, double fraction) {
 }
 
 double memory_fraction(c10::DeviceIndex device) { return cache(device).fraction(); }
+
+void retain_pool(c10::DeviceIndex device, c10::MempoolId_t pool) { cache(device).retain_pool(pool); }
+void begin_thread_route(c10::DeviceIndex device, c10::MempoolId_t pool) { cache(device).begin_thread_route(pool); }
+void end_thread_route(c10::DeviceIndex device, c10::MempoolId_t pool) {
+  if (cache(device).end_thread_route(pool)) cache(device).release_pool(pool);
+}
+int pool_use_count(c10::DeviceIndex device, c10::MempoolId_t pool) { return cache(device).use_count(pool); }
 
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot() {
   std::vector<c10::CachingDeviceAllocator::SegmentInfo> out;

@@ -28,6 +28,14 @@ void begin_allocate_to_pool(c10::DeviceIndex device, c10::MempoolId_t pool, uint
 void end_allocate_to_pool(c10::DeviceIndex device, uint64_t capture_id);
 void release_pool(c10::DeviceIndex device, c10::MempoolId_t pool);
 
+// torch.tpu.MemPool / use_mem_pool: retain_pool takes one use of a pool
+// (release_pool gives it back); while a thread route is open, the calling
+// thread's allocations on `device` come from the pool.
+void retain_pool(c10::DeviceIndex device, c10::MempoolId_t pool);
+void begin_thread_route(c10::DeviceIndex device, c10::MempoolId_t pool);
+void end_thread_route(c10::DeviceIndex device, c10::MempoolId_t pool);
+int pool_use_count(c10::DeviceIndex device, c10::MempoolId_t pool);
+
 // The share of the device's memory this process may reserve (1 by default).
 void set_memory_fraction(c10::DeviceIndex device, double fraction);
 double memory_fraction(c10::DeviceIndex device);
