@@ -255,6 +255,7 @@ def test_keep_graph_instantiate_debug_dump_and_reset(tmp_path):
 
 
 def test_graph_replay_in_strict_mode():
+    was_strict = torch_tpu._C._strict_mode()
     torch_tpu._C._set_strict_mode(True)
     try:
         w = torch.randn(32, 32, device=DEV)
@@ -263,7 +264,7 @@ def test_graph_replay_in_strict_mode():
         g.replay()
         torch.testing.assert_close(y.cpu(), torch.tanh(x.cpu() @ w.cpu()))
     finally:
-        torch_tpu._C._set_strict_mode(False)
+        torch_tpu._C._set_strict_mode(was_strict)
 
 
 def _models():
