@@ -240,9 +240,6 @@ PYBIND11_MODULE(_C, m) {
     const c10::MempoolId_t id = aten::graph_pool_handle();
     return py::make_tuple(id.first, id.second);
   });
-  m.def("_is_current_stream_capturing", [] {
-    return runtime::stream_capture_id(aten::native_stream(aten::current_stream(-1))) != 0;
-  });
 
   m.def("_stats", &stats);
   m.def("_reset_stats", [] { aten::telemetry::reset(); });

@@ -4,7 +4,6 @@
 // in place, a pageable source is staged at call time (through the reused
 // buffers of staging_cache.h), a pageable destination makes the call
 // synchronous. memcpy_and_sync always waits, so it never stages.
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -40,12 +39,6 @@ struct CopyPlan {
   AllocList refs;  // pending references on device allocations
   ~CopyPlan() { drop_pending(refs); }  // unless moved into a task
 };
-
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
-}
 
 const char* kind_name(MemcpyKind k) {
   switch (k) {

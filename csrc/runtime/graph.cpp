@@ -8,7 +8,6 @@
 // read the stream's capture pointer just before the capture ended, and then
 // finds it marked ended instead of freed memory (~200 bytes per capture).
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -38,12 +37,6 @@ const char* mode_name(CaptureMode m) {
     case CaptureMode::kRelaxed: return "relaxed";
   }
   return "?";
-}
-
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // copies can tell them from pageable memory. Nothing is actually locked
 // (there is no DMA engine); the distinction drives the async copy rules.
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -73,10 +72,8 @@ Status free_host(void* ptr) {
   {
     std::lock_guard<std::mutex> lock(r.mu);
     if (!r.blocks.count(reinterpret_cast<uintptr_t>(ptr))) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%p", ptr);
       return fail(Status::kInvalidHostPointer,
-                  std::string("free_host: ") + buf + " is not the base of a live pinned host allocation");
+                  "free_host: " + hex(ptr) + " is not the base of a live pinned host allocation");
     }
   }
   // Like cudaFreeHost: async copies queued on any device may still use it.

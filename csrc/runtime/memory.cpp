@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -16,12 +15,6 @@
 namespace torch_tpu::runtime {
 
 namespace {
-
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
-}
 
 std::string dev_name(int d) { return "tpu:" + std::to_string(d); }
 

@@ -1,6 +1,5 @@
 // pointer_get_attributes: device pointers by arena range + allocation map,
 // pinned host pointers by registry, everything else is pageable host memory.
-#include <cstdio>
 #include <string>
 
 #include "memory_internal.h"
@@ -23,10 +22,8 @@ Status pointer_get_attributes(const void* ptr, PointerAttributes* out) {
     if (!a) {
       // In a device's address space but not allocated: a stale pointer.
       // Reporting it as host memory would invite a host access that faults.
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%p", ptr);
       return fail(Status::kInvalidDevicePointer,
-                  std::string("pointer_get_attributes: ") + buf + " lies in the tpu:" +
+                  "pointer_get_attributes: " + hex(ptr) + " lies in the tpu:" +
                       std::to_string(device) + " address space but not in a live allocation (freed?)");
     }
     out->type = MemoryType::kDevice;

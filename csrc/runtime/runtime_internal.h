@@ -21,6 +21,9 @@ struct CorePool;
 // Records `msg` as the calling thread's last error and returns `s`.
 Status fail(Status s, std::string msg);
 
+// A pointer as error messages print it ("0x7f..."), like %p.
+std::string hex(const void* p);
+
 // ------------------------------------------------------------------ config --
 // Read once from the environment on first use of the runtime.
 struct Config {

@@ -1,4 +1,5 @@
 // Status names and the per-thread "last error" detail string.
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -39,6 +40,12 @@ namespace detail {
 Status fail(Status s, std::string msg) {
   t_last_error = std::move(msg);
   return s;
+}
+
+std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
 }
 
 }  // namespace detail

@@ -128,7 +128,7 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
     def replay(new_inputs: List[Any]) -> List[Any]:
         for i in copy_idxs:
             index_expanded_dims_and_copy_(static_inputs[i], new_inputs[i], expanded[i])
-        callers = [new_inputs[i] for i in range(len(new_inputs))] if (copy_back or copied) else None
+        callers = list(new_inputs) if (copy_back or copied) else None
         new_inputs.clear()
         g.replay()
         for i in copy_back:
@@ -152,7 +152,7 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
                 out.append(fresh.copy_(o))
         return out
 
-    replay.graph = g  # kept alive with the compiled function; tests read it
+    replay.graph = g  # keeps the graph alive; tpu_graphify tells a replay from the eager fallback by it
     return replay
 
 
@@ -186,7 +186,6 @@ def tpu_graphify(model: Callable, static_input_idxs: Sequence[int], mutated_inpu
         rec.static_ptrs = [(i, new_inputs[i].data_ptr()) for i in static] if hasattr(rec, "graph") else []
         return rec(new_inputs)  # the first call's results come from the first replay too
 
-    run.records = lambda: dict(getattr(local, "records", {}))
     return run
 
 

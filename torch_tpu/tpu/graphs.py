@@ -41,7 +41,7 @@ def graph_pool_handle() -> _PoolHandle:
 
 def is_current_stream_capturing() -> bool:
     """True if the current tpu stream of the current device is capturing."""
-    return _C._is_current_stream_capturing()
+    return torch.tpu.current_stream().is_capturing()
 
 
 class TPUGraph(torch.accelerator.Graph):

@@ -241,10 +241,7 @@ class DeviceCache {
   // (created on first use) until end_allocate_to_pool.
   void begin_allocate_to_pool(c10::MempoolId_t id, uint64_t capture_id) {
     std::lock_guard<std::mutex> g(mu_);
-    PrivatePool*& pool = private_pools_[id];
-    if (pool == nullptr) pool = new PrivatePool(id);
-    pool->use_count += 1;
-    routes_.emplace_back(capture_id, pool);
+    routes_.emplace_back(capture_id, retain_locked(id));
   }
 
   void end_allocate_to_pool(uint64_t capture_id) {
@@ -265,9 +262,15 @@ class DeviceCache {
   // use_mem_pool routing the calling thread's allocations to it.
   void retain_pool(c10::MempoolId_t id) {
     std::lock_guard<std::mutex> g(mu_);
+    retain_locked(id);
+  }
+
+  // Finds or creates the pool and counts one more user. Holds mu_.
+  PrivatePool* retain_locked(c10::MempoolId_t id) {
     PrivatePool*& pool = private_pools_[id];
     if (pool == nullptr) pool = new PrivatePool(id);
     pool->use_count += 1;
+    return pool;
   }
 
   void begin_thread_route(c10::MempoolId_t id) {

@@ -151,7 +151,8 @@ class TpuGraph final : public at::GraphImplInterface {
 
   at::MempoolId_t pool() const override { return mempool_; }
 
-  void enable_debug_mode() override { debug_ = true; }
+  // The runtime keeps what debug_dump needs for every capture: nothing to switch on.
+  void enable_debug_mode() override {}
 
   void debug_dump(const std::string& path) override {
     TORCH_CHECK(graph_ != nullptr, "debug_dump: this tpu graph holds no capture");
@@ -227,7 +228,6 @@ class TpuGraph final : public at::GraphImplInterface {
   }
 
   const bool keep_graph_;
-  bool debug_ = false;
   bool instantiated_ = false;
   c10::DeviceIndex device_ = 0;
   at::MempoolId_t mempool_{0, 0};
