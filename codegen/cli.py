@@ -61,7 +61,8 @@ def cmd_generate(args, entries) -> int:
 
 def cmd_build(args, entries) -> int:
     cmd_generate(args, entries)
-    seconds = build_mod.build(args.root, args.jobs)
+    seconds = build_mod.build(args.root, args.jobs, build_dir=args.build_dir,
+                              output_dir=args.output_dir)
     log(f"build done in {seconds:.1f} s")
     return 0
 
@@ -127,6 +128,10 @@ def main(argv=None) -> int:
     parser.add_argument("--manifest", default=os.path.join(ROOT, "ops.yaml"))
     parser.add_argument("--root", default=ROOT, help="the checkout to generate into")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="parallel compile jobs")
+    parser.add_argument("--build-dir", default=None,
+                        help="build: CMake's build directory (default: build/)")
+    parser.add_argument("--output-dir", default=None,
+                        help="build: where the extension goes (default: torch_tpu/)")
     parser.add_argument("--route", default=None, help="new: route of the new entry")
     parser.add_argument("--stub", default=None, help="new: DispatchStub of a stub entry")
     args, unknown = parser.parse_known_args(argv)

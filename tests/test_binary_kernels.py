@@ -16,11 +16,8 @@ import torch
 from conftest import ALL_DTYPES, make_tensor
 from test_elementwise_stub_kernels import assert_same, reference, same_error, special_values
 
-torch_tpu = pytest.importorskip("torch_tpu")
+import torch_tpu  # noqa: F401  (a missing backend fails the module; it never skips it)
 
-pytestmark = pytest.mark.skipif(
-    not torch._C._dispatch_has_kernel_for_dispatch_key("aten::maximum.out", "PrivateUse1"),
-    reason="the binary family is not registered for tpu (ops.yaml)")
 
 ERRORS = (RuntimeError, NotImplementedError, TypeError)
 
@@ -94,6 +91,14 @@ def close(actual, expected, dtype):
         assert torch.equal(actual, expected), (actual, expected)
     else:
         torch.testing.assert_close(actual, expected, rtol=tol, atol=tol, equal_nan=True)
+
+
+def raises_as_on_cpu(cpu_error, tpu_call):
+    """Where CPU raises, tpu raises the same exception type (what a bare
+    `continue` after CPU's error would never check)."""
+    with pytest.raises(Exception) as tpu_error:
+        tpu_call()
+    assert type(tpu_error.value) is type(cpu_error), (cpu_error, tpu_error.value)
 
 
 def check(fn, cpu_args, tpu_args, approx=False):
@@ -220,7 +225,8 @@ def test_python_and_cpu_scalars(dtype):
             for fn in ops:
                 try:
                     expected = reference(fn, x, scalar)
-                except ERRORS:
+                except ERRORS as e:
+                    raises_as_on_cpu(e, lambda: fn(t, scalar))
                     continue
                 if isinstance(scalar, torch.Tensor) and fn in (torch.clamp_min, torch.clamp_max):
                     # clamp_min.Tensor checks devices (no CPU-scalar exception), as on CUDA
@@ -236,7 +242,8 @@ def test_python_and_cpu_scalars(dtype):
                        (lambda a, b: torch.clamp(a, b), lambda a, b: torch.clamp(a, max=b))):
                 try:
                     expected = reference(op, x, scalar)
-                except ERRORS:
+                except ERRORS as e:
+                    raises_as_on_cpu(e, lambda: op(t, scalar))
                     continue
                 if not isinstance(scalar, torch.Tensor) or expected.dtype != torch.complex32:
                     assert_same(op(t, scalar), expected)
@@ -298,7 +305,8 @@ def test_out_and_in_place(dtype):
     for name, fn in EXACT_BINARY.items():
         try:
             expected = reference(fn, a, b)
-        except ERRORS:
+        except ERRORS as e:
+            raises_as_on_cpu(e, lambda: fn(ta, tb))
             continue
         for out in (torch.zeros(6, 7, dtype=expected.dtype, device="tpu"),
                     torch.zeros(7, 6, dtype=expected.dtype, device="tpu").t(),
@@ -467,3 +475,8 @@ def test_remainder_of_a_python_scalar(dtype, scalar):
     assert actual.dtype == expected.dtype == torch.result_type(scalar, b)
     torch.testing.assert_close(actual.cpu(), expected, rtol=1e-3 if dtype.itemsize == 2 else 1e-6,
                                atol=1e-3 if dtype.itemsize == 2 else 1e-6)
+
+
+def test_family_is_registered():
+    """A lost registration fails here (and in the tests above), never skips."""
+    assert torch._C._dispatch_has_kernel_for_dispatch_key("aten::maximum.out", "PrivateUse1"), "the binary family is not registered for tpu (ops.yaml)"

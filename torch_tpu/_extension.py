@@ -14,7 +14,13 @@ import sys
 import torch
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_REBUILD = "rebuild it: run `python -m codegen` in the torch_tpu checkout (see README)"
+# An installed package is rebuilt by reinstalling it (pip builds it); a
+# developer's checkout (editable install) by the generator's incremental build.
+_IN_CHECKOUT = os.path.exists(os.path.join(os.path.dirname(_HERE), "ops.yaml"))
+_REBUILD = ("rebuild it: run `python -m codegen` in this checkout (" + os.path.dirname(_HERE) + ")"
+            if _IN_CHECKOUT else
+            "rebuild it: reinstall torch_tpu with pip (`pip install --force-reinstall --no-deps <its source or wheel>`), "
+            "which builds the extension")
 
 
 class ExtensionNotBuilt(ImportError):

@@ -1,6 +1,10 @@
 """Builds the extension with CMake + Ninja against the installed torch, in
 build/ (incremental: only changed sources recompile), and records what it was
-built against in torch_tpu/_build_info.json (checked at import time)."""
+built against in torch_tpu/_build_info.json (checked at import time).
+
+setup.py (pip install . / pip wheel .) calls the same build with a fresh
+build directory and the wheel's staging folder as the output, so a wheel
+never contains anything a checkout's build/ left behind."""
 
 from __future__ import annotations
 
@@ -50,11 +54,16 @@ def _run(cmd, cwd):
         raise BuildError(f"{os.path.basename(cmd[0])} failed (see the output above)")
 
 
-def build(root: str, jobs: int = 0) -> float:
-    """Configures if needed, then runs ninja. Returns seconds spent."""
+def build(root: str, jobs: int = 0, build_dir: str | None = None,
+          output_dir: str | None = None) -> float:
+    """Configures if needed, then runs ninja. Returns seconds spent. The
+    extension and its build info land in output_dir (default: the
+    checkout's torch_tpu/, next to __init__.py)."""
     start = time.time()
     info = torch_info()
-    build_dir = os.path.join(root, BUILD_DIR)
+    build_dir = os.path.abspath(build_dir or os.path.join(root, BUILD_DIR))
+    output_dir = os.path.abspath(output_dir or os.path.join(root, "torch_tpu"))
+    info["output_dir"] = output_dir
     stamp = os.path.join(build_dir, "torch_tpu_configured.json")
     configured = None
     if os.path.exists(stamp) and os.path.exists(os.path.join(build_dir, "build.ninja")):
@@ -68,6 +77,7 @@ def build(root: str, jobs: int = 0) -> float:
               f"-DTORCH_CMAKE_PREFIX={info['cmake_prefix']}",
               f"-DPython_EXECUTABLE={sys.executable}",
               f"-DTORCH_TPU_TORCH_VERSION={info['torch_version']}",
+              f"-DTORCH_TPU_OUTPUT_DIR={output_dir}",
               "-DCMAKE_BUILD_TYPE=Release"], cwd=root)
         with open(stamp, "w") as f:
             json.dump(info, f, indent=1, sort_keys=True)
@@ -75,14 +85,14 @@ def build(root: str, jobs: int = 0) -> float:
     if jobs:
         cmd += ["-j", str(jobs)]
     _run(cmd, cwd=root)
-    _write_build_info(root, info)
+    _write_build_info(output_dir, info)
     return time.time() - start
 
 
-def _write_build_info(root: str, info: dict) -> None:
-    content = json.dumps({k: v for k, v in info.items() if k != "cmake_prefix"},
+def _write_build_info(output_dir: str, info: dict) -> None:
+    content = json.dumps({k: v for k, v in info.items() if k not in ("cmake_prefix", "output_dir")},
                          indent=1, sort_keys=True) + "\n"
-    path = os.path.join(root, BUILD_INFO)
+    path = os.path.join(output_dir, os.path.basename(BUILD_INFO))
     try:
         with open(path) as f:
             if f.read() == content:
