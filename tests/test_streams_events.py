@@ -43,11 +43,12 @@ def test_priorities():
     high = torch.Stream(device="tpu", priority=-1)
     low = torch.Stream(device="tpu", priority=0)
     assert high.stream_id != low.stream_id
-    x = torch.randn(1000).to("tpu")
+    host = torch.randn(1000)
+    x = host.to("tpu")
     with torch.tpu.stream(high):
         y = x.clone()
     high.synchronize()
-    assert torch.equal(y.cpu(), x.cpu())
+    assert torch.equal(y.cpu(), host)
 
 
 def test_device_context_manager_and_set_device():
@@ -71,7 +72,7 @@ def test_work_is_asynchronous_and_query_reports_it():
         assert not s.query()          # still queued: the host did not wait
         s.synchronize()
         assert s.query()
-    assert torch.equal(y.cpu(), x.cpu())
+    assert torch.equal(y.cpu(), torch.ones(1 << 16))
 
 
 def test_events_record_wait_query_elapsed():
@@ -88,7 +89,7 @@ def test_events_record_wait_query_elapsed():
         end.synchronize()
     assert end.query()
     assert start.elapsed_time(end) >= 9.0  # ms: the device slept 10 ms
-    assert torch.equal(y.cpu(), x.cpu())
+    assert torch.equal(y.cpu(), torch.ones(1 << 18))
 
 
 def test_elapsed_time_needs_timing():
@@ -113,18 +114,36 @@ def test_cross_stream_ordering_with_wait_stream():
         with torch.tpu.stream(consumer):
             out = dst.clone()
     consumer.synchronize()
-    assert torch.equal(out.cpu(), src.cpu())
+    assert torch.equal(out.cpu(), torch.arange(100000.0))
 
 
-def test_event_wait_across_devices():
+def _produce_on_tpu1_consume_on_tpu0(wait: bool) -> torch.Tensor:
+    """tpu:1 writes into pinned host memory, tpu:0 reads it: nothing but the
+    event orders the two streams (no peer copy, which would order them
+    itself). tpu:1 runs three tasks before its copy, tpu:0 one, so without
+    the wait tpu:0 reads the buffer long before tpu:1 has written it."""
+    host = torch.zeros(1000).pin_memory()
+    a = torch.arange(1000.0).to("tpu:1")
+    torch.tpu.synchronize(1)
     ev = torch.tpu.Event()
-    a = torch.arange(1000.0).to("tpu:0")
-    with slow_device(5_000):
-        b = a.to("tpu:1")
-        ev.record(torch.tpu.current_stream(1))
-        torch.tpu.current_stream(0).wait_event(ev)
-        c = b.to("tpu:0")
-    assert torch.equal(c.cpu(), torch.arange(1000.0))
+    with slow_device(10_000):
+        with torch.tpu.device(1):
+            c = (a * 2) + 1
+            host.copy_(c, non_blocking=True)
+            ev.record()
+        if wait:
+            torch.tpu.current_stream(0).wait_event(ev)
+        d = host.to("tpu:0", non_blocking=True)
+        out = d.cpu()
+    torch.tpu.synchronize(1)
+    return out
+
+
+def test_event_wait_orders_streams_of_two_devices():
+    assert torch.equal(_produce_on_tpu1_consume_on_tpu0(wait=True), torch.arange(1000.0) * 2 + 1)
+    # The control: the same program without the wait reads the stale buffer,
+    # so the check above is one a no-op Event.wait would fail.
+    assert torch.equal(_produce_on_tpu1_consume_on_tpu0(wait=False), torch.zeros(1000))
 
 
 def test_slow_device_catches_a_missing_sync():
