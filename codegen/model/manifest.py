@@ -94,6 +94,9 @@ TEST_KEYS = {
     "float32_reference": "dtypes whose CPU reference is computed from the same inputs in "
                          "float32 and rounded back, for ops whose low-precision CPU result "
                          "depends on the CPU model (say why in a comment)",
+    "follows_fake": "outputs whose dtype follows FakeTensor and CUDA, not CPU: {outputs: "
+                    "[index, ...], reason}; their values are compared in CPU's dtype, the meta "
+                    "check holds them to FakeTensor's prediction",
 }
 XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
               "checks": "only these generated checks: values, meta, out, reference, grad, "
@@ -144,6 +147,8 @@ class TestHints:
     atol: Optional[Union[float, Dict[str, float]]] = None
     rtol: Optional[Union[float, Dict[str, float]]] = None
     float32_reference: Tuple[str, ...] = ()
+    follows_fake: Tuple[int, ...] = ()   # output indices (tests.follows_fake)
+    follows_fake_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -891,8 +896,21 @@ def _tests(check: _Checker, value) -> TestHints:
     if any(d not in ("float16", "bfloat16") for d in upcast):
         check.fail("'tests.float32_reference' names float16/bfloat16 only, got "
                    f"{', '.join(upcast)}", "e.g. float32_reference: [float16]", key="tests")
+    fake = value.get("follows_fake")
+    outputs, fake_reason = (), ""
+    if fake is not None:
+        outputs = fake.get("outputs") if isinstance(fake, dict) else None
+        fake_reason = fake.get("reason") if isinstance(fake, dict) else None
+        if (not isinstance(outputs, list) or not outputs or
+                not all(isinstance(i, int) and i >= 0 for i in outputs) or
+                not isinstance(fake_reason, str) or not fake_reason.strip()):
+            check.fail("'tests.follows_fake' needs output indices and a reason",
+                       'e.g. follows_fake: {outputs: [1, 2], reason: "float statistics, as CUDA"}',
+                       key="tests")
+        outputs, fake_reason = tuple(outputs), fake_reason.strip()
     return TestHints(opinfo=tuple(opinfo), handwritten=handwritten, dtypes=dtypes,
-                     xfail=tuple(xfails), float32_reference=upcast, **tol)
+                     xfail=tuple(xfails), float32_reference=upcast, follows_fake=outputs,
+                     follows_fake_reason=fake_reason, **tol)
 
 
 def _check_handwritten(check: _Checker, path: str) -> None:

@@ -408,6 +408,8 @@ def _entry_view(p: Plan, var: str) -> _EntryView:
         args.append(f"rtol={_py(e.tests.rtol)}")
     if e.tests.float32_reference:
         args.append(f"float32_reference={_py(e.tests.float32_reference)}")
+    if e.tests.follows_fake:
+        args.append(f"follows_fake={_py(e.tests.follows_fake)}")
     if e.autocast not in ("", "none"):
         args.append(f"autocast={_py(e.autocast)}")
     notes = [f"{k}: {v}" for k, v in sorted(p.gaps.items())]

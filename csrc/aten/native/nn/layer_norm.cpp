@@ -1,8 +1,8 @@
 // native_layer_norm / native_layer_norm_backward (direct route: ATen's CPU
 // implementations call LayerNormKernel with kCPU). Checks, output dtypes
-// and shapes follow layer_norm_cpu / layer_norm_backward_cpu: mean and rstd
-// are float when a float16/bfloat16 input comes with float parameters
-// ("mixed type"), else the input's dtype, viewed as [*batch, 1, ..., 1].
+// and shapes follow layer_norm_cpu / layer_norm_backward_cpu, except that
+// mean and rstd of a float16/bfloat16 input are float (FakeTensor's and
+// CUDA's dtype), viewed as [*batch, 1, ..., 1].
 #include <ATen/core/Tensor.h>
 #include <ATen/native/cpu/mixed_data_type.h>
 #include <ATen/native/layer_norm.h>
@@ -49,7 +49,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(
   const at::Tensor gamma = weight.defined() ? weight.contiguous() : weight;
   const at::Tensor beta = bias.defined() ? bias.contiguous() : bias;
   at::Tensor Y = at::empty(X.sizes(), X.options());
-  const at::ScalarType stat = at::native::param_scalar_type(input, mixed);
+  // float16/bfloat16 input: float statistics, as FakeTensor predicts for
+  // non-CPU devices (compiled and exported graphs) and CUDA returns; CPU
+  // keeps the input's dtype unless the parameters are float.
+  const at::ScalarType stat = at::isReducedFloatingType(input.scalar_type())
+                                  ? at::kFloat
+                                  : at::native::param_scalar_type(input, mixed);
   at::Tensor mean = at::empty({M}, X.options().dtype(stat));
   at::Tensor rstd = at::empty({M}, X.options().dtype(stat));
   if (M > 0) {
