@@ -46,6 +46,15 @@ Operand column_major(const at::Tensor& t, bool writes) {
   return {t, work, writes, true};
 }
 
+// triangular_solve_stub's A: ATen passes it column- or row-contiguous and
+// says through `upper` and the transpose type how to read its memory as a
+// column-major matrix (linalg_solve_triangular_out); both are used as stored.
+Operand as_stored(const at::Tensor& t) {
+  at::Tensor raw = Operand::raw(t);
+  if (raw.is_contiguous() && !raw.is_neg()) return {t, raw, false};
+  return column_major(t, false);
+}
+
 Operand dense(const at::Tensor& t, bool writes) {
   at::Tensor raw = Operand::raw(t);
   if (raw.is_contiguous()) return {t, raw, writes};
@@ -148,7 +157,7 @@ void lapack_cholesky_kernel(const at::Tensor& input, const at::Tensor& infos, bo
 void lapack_triangular_solve_kernel(const at::Tensor& A, const at::Tensor& B, bool left, bool upper,
                                     at::native::TransposeType trans, bool unitriangular) {
   if (A.numel() == 0 || B.numel() == 0) return;
-  const Operand a = column_major(A, false), b = column_major(B, true);
+  const Operand a = as_stored(A), b = column_major(B, true);
   const auto am = matrices(a, "linalg.solve_triangular"), bm = matrices(b, "linalg.solve_triangular");
   TORCH_CHECK(am.count == bm.count, "triangular_solve: A and B must have the same batch size on tpu");
   const char t = blas_trans(trans);
