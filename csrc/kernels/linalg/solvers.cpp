@@ -5,6 +5,7 @@
 #include "kernels/linalg/solvers.h"
 
 #include <algorithm>
+#include <utility>
 #include <complex>
 #include <stdexcept>
 #include <string>
@@ -252,6 +253,20 @@ void svd(const MatrixBatch& a, VectorBatch s, const MatrixBatch& u, const Matrix
                 &lwork, iwork.data(), vec<int>(infos, i), 1);
       }
     });
+  });
+}
+
+void unpack_pivots(int64_t* perm, int64_t m, const int32_t* pivots, int64_t pivot_stride, int64_t k,
+                   int64_t count) {
+  runtime::parallel_for(0, count, 256, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t* row = perm + i * m;
+      const int32_t* piv = pivots + i * pivot_stride;
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t other = static_cast<int64_t>(piv[j]) - 1;
+        if (other >= 0 && other < m) std::swap(row[j], row[other]);  // ATen checked the range
+      }
+    }
   });
 }
 

@@ -50,4 +50,9 @@ void eigh(const MatrixBatch& a, VectorBatch values, VectorBatch infos, bool uppe
 void svd(const MatrixBatch& a, VectorBatch s, const MatrixBatch& u, const MatrixBatch& vh,
          VectorBatch infos, bool full, bool compute_uv);
 
+// LAPACK's row interchanges as a permutation: perm (count rows of m int64,
+// holding 0..m-1) gets perm[i] <-> perm[pivots[i] - 1] for i < k, in order.
+void unpack_pivots(int64_t* perm, int64_t m, const int32_t* pivots, int64_t pivot_stride, int64_t k,
+                   int64_t count);
+
 }  // namespace torch_tpu::kernels::solvers

@@ -8,6 +8,7 @@
 // column-major (a user's out=, a conjugate view) is worked on in a
 // column-major copy, copied back afterwards.
 #include <ATen/core/Tensor.h>
+#include <ATen/TensorIterator.h>
 #include <ATen/native/TransposeType.h>
 #include <ATen/ops/empty.h>
 
@@ -156,6 +157,9 @@ void lapack_cholesky_kernel(const at::Tensor& input, const at::Tensor& infos, bo
 
 void lapack_triangular_solve_kernel(const at::Tensor& A, const at::Tensor& B, bool left, bool upper,
                                     at::native::TransposeType trans, bool unitriangular) {
+  // As CPU's kernel (typed on A) reports an out= of another dtype.
+  TORCH_CHECK(B.scalar_type() == A.scalar_type(), "expected scalar type ", A.scalar_type(), " but found ",
+              B.scalar_type());
   if (A.numel() == 0 || B.numel() == 0) return;
   const Operand a = as_stored(A), b = column_major(B, true);
   const auto am = matrices(a, "linalg.solve_triangular"), bm = matrices(b, "linalg.solve_triangular");
@@ -218,6 +222,23 @@ void lapack_svd_kernel(const at::Tensor& A, const bool full_matrices, const bool
   auto body = [=] { sv::svd(am, svv, um, vm, iv, full_matrices, compute_uv); };
   if (compute_uv) run("lapack_gesdd", {&a, &s, &info, &u, &vh}, body);
   else run("lapack_gesdd", {&a, &s, &info}, body);
+}
+
+// lu_unpack's permutation (unpack_pivots_stub): ATen's lu_unpack_out built the
+// iterator over perm (int64, arange rows) and the contiguous int32 pivots; the
+// device applies the swaps row by row.
+void lapack_unpack_pivots_kernel(at::TensorIterator& iter, const int64_t dim_size, const int64_t max_pivot) {
+  const at::Tensor& perm_t = iter.tensor(0);
+  const at::Tensor& piv_t = iter.tensor(1);
+  if (perm_t.numel() == 0 || dim_size == 0) return;
+  TORCH_CHECK(piv_t.scalar_type() == at::kInt && perm_t.scalar_type() == at::kLong,
+              "lu_unpack: expected int32 pivots and an int64 permutation");
+  const Operand perm = dense(perm_t, true), piv = dense(piv_t, false);
+  const int64_t m = perm_t.size(-1), count = perm_t.numel() / m, k = dim_size;
+  const int64_t pstride = piv_t.size(-1);
+  auto* perm_ptr = perm.work.data_ptr<int64_t>();
+  const auto* piv_ptr = piv.work.const_data_ptr<int32_t>();
+  run("unpack_pivots", {&perm, &piv}, [=] { sv::unpack_pivots(perm_ptr, m, piv_ptr, pstride, k, count); });
 }
 
 }  // namespace torch_tpu::aten
