@@ -80,5 +80,7 @@ def torch_requirement() -> str:
 setup(
     ext_modules=[Extension("torch_tpu._C", sources=[])],
     cmdclass={"build_ext": BuildNative, "build_py": BuildPy},
-    install_requires=[torch_requirement()],
+    # scipy-openblas32: the device LAPACK behind torch.linalg (torch_tpu/_lapack.py,
+    # README "Linear algebra"), opened at run time; the build needs none of it.
+    install_requires=[torch_requirement(), "scipy-openblas32>=0.3.28"],
 )

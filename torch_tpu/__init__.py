@@ -15,6 +15,10 @@ from . import _extension
 
 _C = _extension.load()  # registers the backend with PyTorch (C++ side)
 
+from . import _lapack  # noqa: E402
+
+_lapack.install(_C)  # the device LAPACK (torch.linalg)
+
 from . import tpu  # noqa: E402  (the torch.tpu device module)
 from .telemetry import no_fallback, reset_stats, stats, trace_ops  # noqa: E402
 from .fallback import get_fallback_policy, set_fallback_policy  # noqa: E402

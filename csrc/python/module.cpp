@@ -19,6 +19,7 @@
 #include "aten/device/telemetry.h"
 #include "aten/device/tpu_stream.h"
 #include "kernels/linalg/gemm.h"
+#include "kernels/linalg/lapack.h"
 #include "python/compiled_launch.h"
 #include "runtime/runtime.h"
 
@@ -164,6 +165,11 @@ PYBIND11_MODULE(_C, m) {
 
   m.attr("_torch_version") = TORCH_TPU_TORCH_VERSION;
   m.def("_cpu_capability", &cpu_capability);
+  // The device LAPACK (torch_tpu/_lapack.py): opened by the kernel library on first use.
+  m.def("_set_lapack_library", [](const std::string& path, const std::string& prefix) {
+    kernels::lapack::set_library(path, prefix);
+  });
+  m.def("_lapack_library", [] { return kernels::lapack::library_path(); });
   m.def("_device_count", [] { return static_cast<int>(aten::device_count()); });
   m.def("_current_device", [] { return static_cast<int>(aten::current_device()); });
   m.def("_set_device", [](int i) { aten::set_device(static_cast<c10::DeviceIndex>(i)); });

@@ -1,0 +1,58 @@
+// Batched dense solvers on the device: each matrix of a batch is one LAPACK
+// call (lapack.h) on device memory, and the batch is spread over the
+// device's cores. Called from inside a launched body.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/tensor_desc.h"
+
+namespace torch_tpu::kernels::solvers {
+
+// `count` column-major matrices (rows x cols, leading dimension ld), matrix
+// i at data + i * stride elements.
+struct MatrixBatch {
+  void* data = nullptr;
+  DType dtype = DType::kFloat32;
+  int64_t rows = 0, cols = 0, ld = 1, stride = 0, count = 1;
+};
+
+// A vector per matrix (pivots, tau, eigen/singular values, infos): element
+// type is the caller's; vector i at data + i * stride elements.
+struct VectorBatch {
+  void* data = nullptr;
+  int64_t stride = 0;
+};
+
+// LAPACK getrf: LU with partial pivoting in place; 1-based int32 pivots.
+void lu_factor(const MatrixBatch& a, VectorBatch pivots, VectorBatch infos);
+// getrs: solves op(A) X = B in place of B; lu_index[i] is the LU matrix
+// of right-hand side i (batch broadcasting). trans: 'N', 'T' or 'C'.
+void lu_solve(const MatrixBatch& lu, VectorBatch pivots, const MatrixBatch& b,
+              const std::vector<int64_t>& lu_index, char trans);
+// potrf: the Cholesky factor in the `upper` or lower triangle.
+void cholesky(const MatrixBatch& a, VectorBatch infos, bool upper);
+// trsm: op(A) X = B (left) or X op(A) = B, in place of B; A and B batches equal.
+void triangular_solve(const MatrixBatch& a, const MatrixBatch& b, bool left, bool upper,
+                      char trans, bool unit_diagonal);
+// geqrf: Householder QR in place; tau has min(rows, cols) entries per matrix.
+void geqrf(const MatrixBatch& a, VectorBatch tau);
+// orgqr/ungqr: the first cols columns of Q from k reflectors, in place.
+void orgqr(const MatrixBatch& a, VectorBatch tau, int64_t k);
+// ormqr/unmqr: C := op(Q) C (left) or C op(Q), Q from reflectors a (k of them).
+void ormqr(const MatrixBatch& a, VectorBatch tau, int64_t k, const MatrixBatch& c, bool left, char trans);
+// syevd/heevd: eigenvalues (real, ascending) and, if vectors, eigenvectors
+// in place of a.
+void eigh(const MatrixBatch& a, VectorBatch values, VectorBatch infos, bool upper, bool vectors);
+// gesdd: singular values (real, descending) and, if compute_uv, U and Vh
+// (u, vh: rows x rows / cols x cols when full, else reduced). a is destroyed.
+void svd(const MatrixBatch& a, VectorBatch s, const MatrixBatch& u, const MatrixBatch& vh,
+         VectorBatch infos, bool full, bool compute_uv);
+
+// LAPACK's row interchanges as a permutation: perm (count rows of m int64,
+// holding 0..m-1) gets perm[i] <-> perm[pivots[i] - 1] for i < k, in order.
+void unpack_pivots(int64_t* perm, int64_t m, const int32_t* pivots, int64_t pivot_stride, int64_t k,
+                   int64_t count);
+
+}  // namespace torch_tpu::kernels::solvers
