@@ -1,0 +1,190 @@
+"""torch.optim on tpu against CPU, drawn from PyTorch's optim_db.
+
+Every OptimizerInfo of torch.testing._internal.common_optimizers, with the
+configurations its own optim_inputs_func gives a capturable device (CUDA's
+list: CPU's configurations plus the capturable ones; torch.optim counts
+PrivateUse1 among the capturable devices), in each implementation it
+supports: the for-loop, foreach and (Adam, AdamW, SGD, Adagrad) fused forms.
+The same parameters are built on CPU and on tpu, take STEPS steps with the
+same gradients, and must end with CPU's parameters and optimizer state. No
+operator may run through the host fallback.
+
+The reference for a capturable configuration is CPU's for-loop
+implementation of the configuration without capturable: CPU cannot run
+capturable=True, and capturable must not change the arithmetic.
+
+Known failures are strict xfails from the one table XFAILS below (counted in
+docs/coverage.md).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch_tpu
+from torch.testing._internal.common_optimizers import optim_db
+
+DEVICE = "tpu"
+STEPS = 5
+# float32/complex64: the reductions some optimizers take (LBFGS's dot
+# products, Adafactor's row/column means, Muon's Newton-Schulz matmuls, norms)
+# sum in another order than CPU's vectorized loops, and 5 steps carry it on.
+TOL = {"rtol": 1e-5, "atol": 1e-5}
+
+# (optimizer, implementation, configuration desc or "*", dtype name or "*")
+# -> why it cannot pass. Strict: a case listed here that passes fails the run.
+XFAILS = {
+    ("SparseAdam", "forloop", "*", "*"):
+        "sparse gradients: the device stores strided tensors only (sparse layouts are out of scope, "
+        "ops.yaml excludes to_sparse), so SparseAdam's gradients cannot exist on tpu",
+}
+
+OPTIMS = {info.name: info for info in optim_db}
+
+
+def _impls(info):
+    out = ["forloop"]
+    if "foreach" in info.supported_impls:
+        out.append("foreach")
+    if "fused" in info.supported_impls:
+        out.append("fused")
+    return out
+
+
+def _dtypes(info, impl):
+    if info.step_requires_closure:
+        # LBFGS: its state (curvature pairs, 1 / (y . s), the two-loop
+        # coefficients) amplifies the rounding of float32 reductions by the
+        # problem's conditioning, up to 0.1% after one step whichever order
+        # sums them; in float64 the same amplification stays far below tolerance
+        return [torch.float64] + ([torch.complex128] if info.supports_complex else [])
+    # fused=True takes floating-point parameters only (torch.optim's own check)
+    return [torch.float32] + ([torch.complex64] if info.supports_complex and impl != "fused" else [])
+
+
+def _cases():
+    for info in optim_db:
+        for impl in _impls(info):
+            for i, sample in enumerate(info.optim_inputs_func("cuda")):
+                for dtype in _dtypes(info, impl):
+                    dname = str(dtype).removeprefix("torch.")
+                    reason = next((why for (o, m, d, t), why in XFAILS.items()
+                                   if o == info.name and m == impl and d in ("*", sample.desc)
+                                   and t in ("*", dname)), None)
+                    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                    yield pytest.param(info.name, impl, i, dtype, marks=marks,
+                                       id=f"{info.name}-{impl}-{i}-{sample.desc.replace(' ', '_')}-{dname}")
+
+
+def _check_table():
+    """Every XFAILS row names an existing case (a stale row is an error)."""
+    planned = {(info.name, impl, s.desc, str(dt).removeprefix("torch."))
+               for info in optim_db for impl in _impls(info)
+               for s in info.optim_inputs_func("cuda") for dt in _dtypes(info, impl)}
+    for (o, m, d, t) in XFAILS:
+        assert any(o == po and m == pm and d in ("*", pd) and t in ("*", pt) for po, pm, pd, pt in planned), \
+            f"XFAILS row {(o, m, d, t)} matches no case"
+
+
+def test_xfail_table_rows_match_cases():
+    _check_table()
+
+
+# --- the parameters, gradients and loss ------------------------------------
+
+def _shapes(info):
+    # Muon takes 2-D parameters only; everyone else gets a matrix and a vector
+    return [(6, 5), (5, 3)] if info.name == "Muon" else [(6, 5), (5,)]
+
+
+def _randn(shape, dtype, g):
+    return torch.randn(shape, generator=g, dtype=dtype)
+
+
+def _make_params(info, dtype):
+    g = torch.Generator().manual_seed(0)
+    return [_randn(s, dtype, g) for s in _shapes(info)]
+
+
+def _grads(info, dtype, step):
+    g = torch.Generator().manual_seed(100 + step)
+    if info.only_supports_sparse_grads:
+        return [_randn(s, dtype, g).to_sparse() for s in _shapes(info)]
+    return [_randn(s, dtype, g) for s in _shapes(info)]
+
+
+def _loss(params):
+    """A quadratic with a different curvature per element (closure optimizers)."""
+    total = 0
+    for k, p in enumerate(params):
+        r = torch.view_as_real(p) if p.is_complex() else p
+        w = torch.linspace(0.5, 2.0, r.numel(), dtype=r.dtype, device=r.device).reshape(r.shape)
+        total = total + (w * (r - 0.1 * (k + 1)) ** 2).sum()
+    return total
+
+
+def _kwargs(info, impl, index, device):
+    kwargs = copy.deepcopy(info.optim_inputs_func("cuda")[index].kwargs)
+    if device == "cpu" and kwargs.pop("capturable", False):
+        impl = "forloop"  # CPU cannot capture: its for-loop form is the reference
+    if impl == "foreach":
+        kwargs["foreach"] = True
+    elif impl == "fused":
+        kwargs["fused"] = True
+    elif "foreach" in info.supported_impls:
+        kwargs["foreach"] = False
+    return kwargs
+
+
+def _run(info, impl, index, dtype, device):
+    params = [p.to(device).requires_grad_() for p in _make_params(info, dtype)]
+    opt = info.optim_cls(params, **_kwargs(info, impl, index, device))
+    for step in range(STEPS):
+        if info.step_requires_closure:
+            def closure():
+                opt.zero_grad()
+                loss = _loss(params)
+                loss.backward()
+                return loss
+            opt.step(closure)
+        else:
+            for p, grad in zip(params, _grads(info, dtype, step)):
+                p.grad = grad.to(device)
+            opt.step()
+    return params, opt
+
+
+def _assert_state_close(tpu, cpu, where):
+    if isinstance(tpu, torch.Tensor):
+        assert isinstance(cpu, torch.Tensor), f"{where}: a tensor on tpu, {type(cpu).__name__} on CPU"
+        torch.testing.assert_close(tpu.cpu(), cpu, **TOL, msg=lambda m: f"{where}: {m}")
+    elif isinstance(tpu, dict):
+        assert tpu.keys() == cpu.keys(), f"{where}: keys {sorted(tpu)} on tpu, {sorted(cpu)} on CPU"
+        for k in tpu:
+            _assert_state_close(tpu[k], cpu[k], f"{where}[{k!r}]")
+    elif isinstance(tpu, (list, tuple)):
+        assert len(tpu) == len(cpu), f"{where}: {len(tpu)} items on tpu, {len(cpu)} on CPU"
+        for k, (a, b) in enumerate(zip(tpu, cpu)):
+            _assert_state_close(a, b, f"{where}[{k}]")
+    elif isinstance(tpu, float):
+        assert tpu == pytest.approx(cpu, rel=1e-6, abs=1e-12), f"{where}: {tpu} on tpu, {cpu} on CPU"
+    else:
+        assert tpu == cpu, f"{where}: {tpu!r} on tpu, {cpu!r} on CPU"
+
+
+@pytest.mark.parametrize("name, impl, index, dtype", list(_cases()))
+def test_optimizer_matches_cpu(name, impl, index, dtype):
+    info = OPTIMS[name]
+    cpu_params, cpu_opt = _run(info, impl, index, dtype, "cpu")
+    before = torch_tpu.stats()
+    tpu_params, tpu_opt = _run(info, impl, index, dtype, DEVICE)
+    fallbacks = {op: n for op, n in torch_tpu.telemetry.fallback_calls().items()
+                 if n > torch_tpu.telemetry.fallback_calls(before).get(op, 0)}
+    assert not fallbacks, f"host fallback inside the optimizer step: {fallbacks}"
+    for k, (t, c) in enumerate(zip(tpu_params, cpu_params)):
+        assert t.device.type == DEVICE
+        torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL, msg=lambda m: f"param {k}: {m}")
+    _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state")
+    del tpu_opt, tpu_params
