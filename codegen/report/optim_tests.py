@@ -18,6 +18,7 @@ class OptimXfail(NamedTuple):
     impl: str
     config: str   # an optim_db configuration desc, or "*"
     dtype: str    # a dtype name, or "*"
+    raises: str   # the exception the cases raise
     reason: str
 
 
@@ -33,5 +34,5 @@ def xfails(root: str = paths.ROOT) -> Optional[List[OptimXfail]]:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "XFAILS"
                                                 for t in node.targets):
             table = ast.literal_eval(node.value)
-            return [OptimXfail(*key, reason) for key, reason in table.items()]
+            return [OptimXfail(*key, *value) for key, value in table.items()]
     raise ValueError(f"{PATH}: no XFAILS table (a dict literal at module level)")

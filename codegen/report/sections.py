@@ -447,8 +447,8 @@ def optim_section(f: Facts) -> str:
                   f"failures, strict xfails from its `XFAILS` table: {len(f.optim_xfails)}."
                   " `*` matches every configuration or dtype."), ""]
     if f.optim_xfails:
-        lines += header("optimizer", "implementation", "configuration", "dtype", "reason")
-        lines += [row(x.optimizer, x.impl, x.config, x.dtype, x.reason) for x in f.optim_xfails]
+        lines += header("optimizer", "implementation", "configuration", "dtype", "raises", "reason")
+        lines += [row(x.optimizer, x.impl, x.config, x.dtype, x.raises, x.reason) for x in f.optim_xfails]
     return "\n".join(lines + [""])
 
 
