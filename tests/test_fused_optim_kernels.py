@@ -121,3 +121,14 @@ def test_fused_adam_errors_match_cpu(case):
             call(device)
         errors[device] = e.value
     assert type(errors["tpu"]) is type(errors["cpu"]), (errors["tpu"], errors["cpu"])
+
+
+def test_fused_kernel_rejects_params_on_two_devices():
+    if torch.tpu.device_count() < 2:
+        pytest.skip("needs two tpu devices")
+    params = [torch.ones(3, device="tpu:0"), torch.ones(3, device="tpu:1")]
+    grads = [p.clone() for p in params]
+    bufs = [p.clone() for p in params]
+    with pytest.raises(RuntimeError, match="expected all tensors on tpu:0"):
+        torch._fused_sgd_(params, grads, bufs, weight_decay=0.0, momentum=0.9, lr=torch.tensor(0.1),
+                          dampening=0.0, nesterov=False, maximize=False, is_first_step=True)

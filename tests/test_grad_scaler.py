@@ -150,3 +150,41 @@ def test_update_scale_kernel_errors_match_cpu(case):
         errors[device] = e.value
     assert type(errors["tpu"]) is type(errors["cpu"])
     assert str(errors["tpu"]) == str(errors["cpu"])
+
+
+def _autocast_steps(device, steps=6):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).to(device)
+    # (not fused SGD with momentum: a skipped first step leaves its momentum buffers
+    # uninitialized, torch.empty_like, on CPU too)
+    opt = torch.optim.AdamW(model.parameters(), lr=0.01, fused=True)
+    # 2**20 overflows the float16 gradients: the first steps are skipped and back off
+    scaler = torch.amp.GradScaler(device, init_scale=2.0 ** 20, growth_interval=2)
+    x = torch.linspace(-2, 2, 48).reshape(6, 8).to(device)
+    scales = []
+    for _ in range(steps):
+        with torch.autocast(device, dtype=torch.float16):
+            out = model(x)
+            assert out.dtype == torch.float16
+            loss = out.float().pow(2).mean()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+        scales.append(scaler.get_scale())
+    return [p.detach().cpu() for p in model.parameters()], scales
+
+
+def test_autocast_float16_training_with_grad_scaler_matches_cpu():
+    """The mixed-precision recipe: float16 autocast forward, scaled backward,
+    fused AdamW taking the scale and found_inf from the scaler."""
+    cpu_params, cpu_scales = _autocast_steps("cpu")
+    before = torch_tpu.stats()
+    tpu_params, tpu_scales = _autocast_steps("tpu")
+    assert torch_tpu.telemetry.fallback_calls() == torch_tpu.telemetry.fallback_calls(before)
+    assert tpu_scales == cpu_scales
+    pairs = list(zip(tpu_scales, tpu_scales[1:]))
+    assert any(b < a for a, b in pairs) and any(b == a for a, b in pairs)  # steps skipped and taken
+    for a, b in zip(tpu_params, cpu_params):
+        # float16 matmuls round their products/sums differently on each device
+        torch.testing.assert_close(a, b, rtol=2e-3, atol=2e-3)

@@ -31,6 +31,10 @@ at::Tensor SlotLists::linear(const at::Tensor& t, const at::Tensor& param) {
 
 void SlotLists::add(const SlotTensors& in) {
   const at::Tensor& p = in.param;
+  // One launch runs the whole list on one device (the tensor_lr overloads skip the wrapper's check).
+  TORCH_CHECK(slots_.empty() || p.device() == first_device_, op_, ": expected all tensors on ", first_device_,
+              ", got ", p.device());
+  first_device_ = p.device();
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(p.scalar_type()), "\"", op_, "\" not implemented for '",
                               p.scalar_type(), "'");
   at::Tensor param = p;

@@ -31,6 +31,7 @@ class SlotLists {
  private:
   at::Tensor linear(const at::Tensor& t, const at::Tensor& param);
   const char* op_;
+  c10::Device first_device_{c10::kCPU};
   std::vector<kernels::OptimSlot> slots_;
   std::vector<std::pair<at::Tensor, at::Tensor>> write_back_;  // (original, copy)
 };
