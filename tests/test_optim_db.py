@@ -174,6 +174,19 @@ def _assert_state_close(tpu, cpu, where):
         assert tpu == cpu, f"{where}: {tpu!r} on tpu, {cpu!r} on CPU"
 
 
+def _resume_cases():
+    """The first configuration of each optimizer's fused, foreach and capturable forms."""
+    for info in optim_db:
+        if info.only_supports_sparse_grads or info.step_requires_closure:
+            continue
+        configs = info.optim_inputs_func("cuda")
+        capturable = next((i for i, c in enumerate(configs) if c.kwargs.get("capturable")), None)
+        forms = [("fused", 0), ("foreach", 0), ("foreach", capturable)]
+        for impl, index in forms:
+            if impl in info.supported_impls and index is not None:
+                yield pytest.param(info.name, impl, index, id=f"{info.name}-{impl}-{configs[index].desc}")
+
+
 def _fused_cases():
     for info in optim_db:
         if "fused" in info.supported_impls:
@@ -205,6 +218,30 @@ class TestOptimDb:
         for k, (t, c) in enumerate(zip(tpu_params, cpu_params)):
             assert t.device.type == DEVICE
             torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL, msg=lambda m: f"param {k}: {m}")
+        _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state")
+
+    @pytest.mark.parametrize("name, impl, index", list(_resume_cases()))
+    def test_resume_from_cpu_state_dict(self, name, impl, index):
+        """A checkpoint taken on CPU (2 steps) loads into the optimizer of the
+        tpu parameters, and 3 more steps on each device agree."""
+        info = OPTIMS[name]
+        cpu_params = [p.requires_grad_() for p in _make_params(info, torch.float32)]
+        cpu_opt = info.optim_cls(cpu_params, **_kwargs(info, impl, index, "cpu"))
+        tpu_params = tpu_opt = None
+        for step in range(STEPS):
+            if step == 2:
+                tpu_params = [p.detach().to(DEVICE).requires_grad_() for p in cpu_params]
+                tpu_opt = info.optim_cls(tpu_params, **_kwargs(info, impl, index, DEVICE))
+                tpu_opt.load_state_dict(copy.deepcopy(cpu_opt.state_dict()))
+            grads = _grads(info, torch.float32, step)
+            for params, opt, device in [(cpu_params, cpu_opt, "cpu"), (tpu_params, tpu_opt, DEVICE)]:
+                if opt is None:
+                    continue
+                for p, g in zip(params, grads):
+                    p.grad = g.to(device)
+                opt.step()
+        for t, c in zip(tpu_params, cpu_params):
+            torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL)
         _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state")
 
     @pytest.mark.parametrize("name, index", list(_fused_cases()))
