@@ -187,11 +187,16 @@ def _resume_cases():
                 yield pytest.param(info.name, impl, index, id=f"{info.name}-{impl}-{configs[index].desc}")
 
 
-def _fused_cases():
+def _no_sync_cases():
+    """The fused form of every configuration, and the for-loop and foreach
+    forms of the capturable ones."""
     for info in optim_db:
-        if "fused" in info.supported_impls:
-            for i, sample in enumerate(info.optim_inputs_func("cuda")):
-                yield pytest.param(info.name, i, id=f"{info.name}-{i}-{sample.desc.replace(' ', '_')}")
+        for i, sample in enumerate(info.optim_inputs_func("cuda")):
+            impls = ["fused"] if "fused" in info.supported_impls else []
+            if sample.kwargs.get("capturable"):
+                impls += [m for m in _impls(info) if m != "fused"]
+            for impl in impls:
+                yield pytest.param(info.name, impl, i, id=f"{info.name}-{impl}-{i}-{sample.desc.replace(' ', '_')}")
 
 
 class TestOptimDb:
@@ -244,20 +249,22 @@ class TestOptimDb:
             torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL)
         _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state")
 
-    @pytest.mark.parametrize("name, index", list(_fused_cases()))
-    def test_fused_step_never_waits_for_the_device(self, name, index):
-        """fused=True steps read the step counts and a tensor lr on the device:
-        the host only enqueues (the sync debug mode raises at any host sync)."""
+    @pytest.mark.parametrize("name, impl, index", list(_no_sync_cases()))
+    def test_step_never_waits_for_the_device(self, name, impl, index):
+        """Fused and capturable steps keep the step counts and a tensor lr on
+        the device: after the first step (whose state initialization may copy
+        host values in), the host only enqueues (the sync debug mode raises at
+        any host sync)."""
         info = OPTIMS[name]
         params = [p.to(DEVICE).requires_grad_() for p in _make_params(info, torch.float32)]
-        opt = info.optim_cls(params, **_kwargs(info, "fused", index, DEVICE))
-        grads = [[g.to(DEVICE) for g in _grads(info, torch.float32, step)] for step in range(2)]
+        opt = info.optim_cls(params, **_kwargs(info, impl, index, DEVICE))
+        grads = [[g.to(DEVICE) for g in _grads(info, torch.float32, step)] for step in range(3)]
         old = torch.tpu.get_sync_debug_mode()
-        torch.tpu.set_sync_debug_mode("error")
-        try:
-            for step_grads in grads:
-                for p, g in zip(params, step_grads):
-                    p.grad = g
+        for step, step_grads in enumerate(grads):
+            for p, g in zip(params, step_grads):
+                p.grad = g
+            torch.tpu.set_sync_debug_mode("error" if step >= 1 else old)
+            try:
                 opt.step()
-        finally:
-            torch.tpu.set_sync_debug_mode(old)
+            finally:
+                torch.tpu.set_sync_debug_mode(old)
