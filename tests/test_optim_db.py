@@ -249,6 +249,28 @@ class TestOptimDb:
             torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL)
         _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state")
 
+    @pytest.mark.parametrize("name, impl", [("Adam", "fused"), ("AdamW", "foreach"), ("SGD", "fused"),
+                                            ("Adagrad", "fused"), ("RMSprop", "foreach")])
+    def test_params_on_two_devices_match_cpu(self, name, impl):
+        """One optimizer over parameters on tpu:0 and tpu:1: torch.optim groups
+        them by device, one fused launch (or foreach list) per device."""
+        if torch.tpu.device_count() < 2:
+            pytest.skip("needs two tpu devices")
+        info = OPTIMS[name]
+        index = 0  # optim_db's "default" configuration
+        results = {}
+        for devices in (["cpu", "cpu"], ["tpu:0", "tpu:1"]):
+            params = [p.to(d).requires_grad_() for p, d in zip(_make_params(info, torch.float32), devices)]
+            opt = info.optim_cls(params, **_kwargs(info, impl, index, devices[0].split(":")[0]))
+            for step in range(STEPS):
+                for p, g, d in zip(params, _grads(info, torch.float32, step), devices):
+                    p.grad = g.to(d)
+                opt.step()
+            results[devices[0]] = params
+        for t, c, d in zip(results["tpu:0"], results["cpu"], ["tpu:0", "tpu:1"]):
+            assert str(t.device) == d
+            torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL)
+
     @pytest.mark.parametrize("name, impl, index", list(_no_sync_cases()))
     def test_step_never_waits_for_the_device(self, name, impl, index):
         """Fused and capturable steps keep the step counts and a tensor lr on
