@@ -132,3 +132,49 @@ def test_fused_kernel_rejects_params_on_two_devices():
     with pytest.raises(RuntimeError, match="expected all tensors on tpu:0"):
         torch._fused_sgd_(params, grads, bufs, weight_decay=0.0, momentum=0.9, lr=torch.tensor(0.1),
                           dampening=0.0, nesterov=False, maximize=False, is_first_step=True)
+
+
+@pytest.mark.parametrize("opt_cls", [torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD, torch.optim.Adagrad],
+                         ids=lambda c: c.__name__)
+def test_fused_step_captured_in_a_graph_replays_like_cpu(opt_cls):
+    """The CUDA-graphs pattern with fused=True: the step count lives on the
+    device and the kernel reads it there, so each replay takes a new step."""
+    torch.manual_seed(0)
+    cpu = torch.nn.Linear(6, 3)
+    tpu = torch.nn.Linear(6, 3).to("tpu")
+    tpu.load_state_dict(cpu.state_dict())
+    kw = {"lr": 0.05, "momentum": 0.9} if opt_cls is torch.optim.SGD else {"lr": 0.05}
+    opt_c = opt_cls(cpu.parameters(), **kw, fused=True)
+    opt_t = opt_cls(tpu.parameters(), **kw, fused=True)
+    g = torch.Generator().manual_seed(1)
+    batches = [torch.randn(4, 6, generator=g) for _ in range(6)]
+    static_x = torch.zeros(4, 6, device="tpu")
+
+    def cpu_step(x):
+        opt_c.zero_grad()
+        cpu(x).pow(2).sum().backward()
+        opt_c.step()
+
+    side = torch.tpu.Stream()
+    side.wait_stream(torch.tpu.current_stream())
+    with torch.tpu.stream(side):  # warm-up: state created outside the capture
+        for x in batches[:2]:
+            static_x.copy_(x)
+            opt_t.zero_grad(set_to_none=True)
+            tpu(static_x).pow(2).sum().backward()
+            opt_t.step()
+    torch.tpu.current_stream().wait_stream(side)
+    for x in batches[:2]:
+        cpu_step(x)
+    graph = torch.tpu.TPUGraph()
+    opt_t.zero_grad(set_to_none=True)
+    with torch.tpu.graph(graph):
+        tpu(static_x).pow(2).sum().backward()
+        opt_t.step()
+    for x in batches[2:]:
+        static_x.copy_(x)
+        graph.replay()
+        cpu_step(x)
+    for a, b in zip(tpu.parameters(), cpu.parameters()):
+        torch.testing.assert_close(a.detach().cpu(), b.detach())
+    del graph
