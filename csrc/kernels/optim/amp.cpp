@@ -9,8 +9,12 @@
 
 namespace torch_tpu::kernels {
 
+// Absent buffers (and empty tensors, which may have none) are not named.
 std::vector<const void*> OptimCommon::buffers() const {
-  std::vector<const void*> out{lr.ptr, grad_scale, found_inf};
+  std::vector<const void*> out;
+  for (const void* p : {lr.ptr, static_cast<const void*>(grad_scale), static_cast<const void*>(found_inf)}) {
+    if (p != nullptr) out.push_back(p);
+  }
   for (const OptimSlot& s : slots) {
     for (const void* p : {static_cast<const void*>(s.param), static_cast<const void*>(s.grad),
                           static_cast<const void*>(s.state0), static_cast<const void*>(s.state1),
@@ -23,7 +27,9 @@ std::vector<const void*> OptimCommon::buffers() const {
 
 std::vector<const void*> AmpUnscaleDesc::buffers() const {
   std::vector<const void*> out{found_inf, inv_scale};
-  for (const Slot& s : slots) out.push_back(s.data);
+  for (const Slot& s : slots) {
+    if (s.data != nullptr) out.push_back(s.data);
+  }
   return out;
 }
 

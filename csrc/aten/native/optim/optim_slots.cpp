@@ -105,11 +105,7 @@ kernels::DeviceScalar host_lr(double lr) {
 void run_step(at::TensorList params, SlotLists& lists, const std::vector<const void*>& buffers,
               std::function<void()> run, const char* op) {
   if (params.empty()) return;
-  runtime::BufferList names;
-  for (const void* p : buffers) {
-    if (p != nullptr) names.push_back(p);
-  }
-  launch(params[0].device().index(), op, names, [run = std::move(run)] { run(); });
+  launch(params[0].device().index(), op, buffers, [run = std::move(run)] { run(); });
   lists.finish();
 }
 
