@@ -33,6 +33,10 @@ STEPS = 5
 # products, Adafactor's row/column means, Muon's Newton-Schulz matmuls, norms)
 # sum in another order than CPU's vectorized loops, and 5 steps carry it on.
 TOL = {"rtol": 1e-5, "atol": 1e-5}
+# Muon orthogonalizes its update with Newton-Schulz iterations in bfloat16
+# matmuls: the devices' bfloat16 GEMMs round differently (~0.4%) and the
+# iterations amplify it; 1e-4 is 4% of what 5 steps move a parameter at its lr.
+OPTIM_TOL = {"Muon": {"rtol": 1e-5, "atol": 1e-4}}
 
 # (optimizer, implementation, configuration desc or "*", dtype name or "*")
 # -> (the exception it raises, why it cannot pass). Strict: a case listed
@@ -63,8 +67,9 @@ def _dtypes(info, impl):
         # problem's conditioning, up to 0.1% after one step whichever order
         # sums them; in float64 the same amplification stays far below tolerance
         return [torch.float64] + ([torch.complex128] if info.supports_complex else [])
-    # fused=True takes floating-point parameters only (torch.optim's own check)
-    return [torch.float32] + ([torch.complex64] if info.supports_complex and impl != "fused" else [])
+    # float64 as PyTorch's own TestOptim; fused=True takes floating-point
+    # parameters only (torch.optim's own check)
+    return [torch.float32, torch.float64] + ([torch.complex64] if info.supports_complex and impl != "fused" else [])
 
 
 def _cases():
@@ -156,18 +161,18 @@ def _run(info, impl, index, dtype, device):
     return params, opt
 
 
-def _assert_state_close(tpu, cpu, where):
+def _assert_state_close(tpu, cpu, where, tol=TOL):
     if isinstance(tpu, torch.Tensor):
         assert isinstance(cpu, torch.Tensor), f"{where}: a tensor on tpu, {type(cpu).__name__} on CPU"
-        torch.testing.assert_close(tpu.cpu(), cpu, **TOL, msg=lambda m: f"{where}: {m}")
+        torch.testing.assert_close(tpu.cpu(), cpu, **tol, msg=lambda m: f"{where}: {m}")
     elif isinstance(tpu, dict):
         assert tpu.keys() == cpu.keys(), f"{where}: keys {sorted(tpu)} on tpu, {sorted(cpu)} on CPU"
         for k in tpu:
-            _assert_state_close(tpu[k], cpu[k], f"{where}[{k!r}]")
+            _assert_state_close(tpu[k], cpu[k], f"{where}[{k!r}]", tol)
     elif isinstance(tpu, (list, tuple)):
         assert len(tpu) == len(cpu), f"{where}: {len(tpu)} items on tpu, {len(cpu)} on CPU"
         for k, (a, b) in enumerate(zip(tpu, cpu)):
-            _assert_state_close(a, b, f"{where}[{k}]")
+            _assert_state_close(a, b, f"{where}[{k}]", tol)
     elif isinstance(tpu, float):
         assert tpu == pytest.approx(cpu, rel=1e-6, abs=1e-12), f"{where}: {tpu} on tpu, {cpu} on CPU"
     else:
@@ -220,10 +225,11 @@ class TestOptimDb:
         fallbacks = {op: n for op, n in torch_tpu.telemetry.fallback_calls().items()
                      if n > torch_tpu.telemetry.fallback_calls(before).get(op, 0)}
         assert not fallbacks, f"host fallback inside the optimizer step: {fallbacks}"
+        tol = OPTIM_TOL.get(name, TOL)
         for k, (t, c) in enumerate(zip(tpu_params, cpu_params)):
             assert t.device.type == DEVICE
-            torch.testing.assert_close(t.detach().cpu(), c.detach(), **TOL, msg=lambda m: f"param {k}: {m}")
-        _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state")
+            torch.testing.assert_close(t.detach().cpu(), c.detach(), **tol, msg=lambda m: f"param {k}: {m}")
+        _assert_state_close(tpu_opt.state_dict()["state"], cpu_opt.state_dict()["state"], "state", tol)
 
     @pytest.mark.parametrize("name, impl, index", list(_resume_cases()))
     def test_resume_from_cpu_state_dict(self, name, impl, index):

@@ -406,7 +406,7 @@ def summary_section(f: Facts) -> str:
     if f.optim_xfails is not None:
         lines.append(row(link(OPTIMIZERS), "optim_db", "`tests/test_optim_db.py`: every OptimizerInfo, "
                          "each configuration of its optim_inputs_func, for-loop / foreach / fused, "
-                         "float32 and complex64 (LBFGS: float64 and complex128), against CPU; "
+                         "float32, float64 and complex64 (LBFGS: float64 and complex128), against CPU; "
                          f"{count(len(f.optim_xfails), 'strict xfail row', 'strict xfail rows')} "
                          "(its `XFAILS` table)"))
     a = _autocast_counts(f)
