@@ -12,7 +12,7 @@ import torch_tpu
 INF, NAN = float("inf"), float("nan")
 
 
-def _scaler_steps(device, optim_kwargs, bad_steps, steps=7):
+def _scaler_steps(device, optim_kwargs, bad_steps, steps=7, clip=False):
     """A small linear model trained with GradScaler; the loss of the steps in
     bad_steps is multiplied by inf or NaN. Returns (params, scales) after each step."""
     torch.manual_seed(0)
@@ -26,6 +26,9 @@ def _scaler_steps(device, optim_kwargs, bad_steps, steps=7):
         if step in bad_steps:
             loss = loss * bad_steps[step]
         scaler.scale(loss).backward()
+        if clip:  # the usual recipe: unscale first, then clip the true gradients
+            scaler.unscale_(opt)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
         scaler.step(opt)
         scaler.update()
         opt.zero_grad()
@@ -33,13 +36,14 @@ def _scaler_steps(device, optim_kwargs, bad_steps, steps=7):
     return history
 
 
+@pytest.mark.parametrize("clip", [False, True], ids=["", "unscale_and_clip"])
 @pytest.mark.parametrize("impl", [{"foreach": False}, {"foreach": True}, {"fused": True}],
                          ids=["forloop", "foreach", "fused"])
-def test_grad_scaler_matches_cpu_with_skipped_steps(impl):
+def test_grad_scaler_matches_cpu_with_skipped_steps(impl, clip):
     bad = {2: INF, 3: NAN, 5: INF}
-    cpu = _scaler_steps("cpu", impl, bad)
+    cpu = _scaler_steps("cpu", impl, bad, clip=clip)
     before = torch_tpu.stats()
-    tpu = _scaler_steps("tpu", impl, bad)
+    tpu = _scaler_steps("tpu", impl, bad, clip=clip)
     assert torch_tpu.telemetry.fallback_calls() == torch_tpu.telemetry.fallback_calls(before)
     for step, ((tp, ts), (cp, cs)) in enumerate(zip(tpu, cpu)):
         assert ts == cs, f"step {step}: scale {ts} on tpu, {cs} on CPU"
