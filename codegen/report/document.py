@@ -12,7 +12,7 @@ from .. import paths
 from ..model import manifest
 from ..proofs import closure, stub_check
 from ..testgen import contracts, module_tests, op_tests
-from . import coverage, sections
+from . import coverage, optim_tests, sections
 
 ROOT = paths.ROOT
 
@@ -51,7 +51,8 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
         torch_version=torch.__version__, entries=entries,
         customs=sorted(customs, key=lambda c: c.qualname), proofs=proofs, findings=findings,
         analyses=analyses, skip_reason=skip_reason, plans=tests, outs=outs, promos=promos,
-        core=rows, modules=module_tests.counts(), declared=tuple(sorted(declared, key=lambda d: d.op))))
+        core=rows, modules=module_tests.counts(), declared=tuple(sorted(declared, key=lambda d: d.op)),
+        optim_xfails=optim_tests.xfails()))
 
 
 def write(path: str, entries, **kwargs) -> bool:

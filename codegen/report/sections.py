@@ -51,6 +51,7 @@ class Facts:
     core: List["coverage.CoreRow"]
     modules: Optional[Dict[str, int]] = None   # module_tests.counts(); None: not computed
     declared: Tuple = ()                   # manifest.Declared: overloads without an entry, sorted
+    optim_xfails: Optional[List] = None    # optim_tests.xfails(); None: tests/test_optim_db.py missing
 
 
 # --------------------------------------------------------------------------
@@ -340,7 +341,7 @@ def document(f: Facts) -> str:
     reasons = Reasons()
     body = "\n".join([entries_section(f, reasons), declared_section(f), dtype_gap_section(f), custom_section(f),
                       autocast_section(f),
-                      contracts_section(f, reasons), promotion_section(f), core_section(f)])
+                      contracts_section(f, reasons), promotion_section(f), optim_section(f), core_section(f)])
     body, codes = reasons.finish(body)
     body += "\n" + codes_section(codes)
     head = ["# Operator coverage", "",
@@ -402,6 +403,12 @@ def summary_section(f: Facts) -> str:
                          f"over {m['xfail_modules']} modules (`tests/module_xfails.yaml`); "
                          f"{m['unreached']} modules not reached (no float32/float64 on CPU, "
                          "no ModuleInput)"))
+    if f.optim_xfails is not None:
+        lines.append(row(link(OPTIMIZERS), "optim_db", "`tests/test_optim_db.py`: every OptimizerInfo, "
+                         "each configuration of its optim_inputs_func, for-loop / foreach / fused, "
+                         "float32, float64 and complex64 (LBFGS: float64 and complex128), against CPU; "
+                         f"{count(len(f.optim_xfails), 'strict xfail row', 'strict xfail rows')} "
+                         "(its `XFAILS` table)"))
     a = _autocast_counts(f)
     lines.append(row(link("Autocast") + ": CUDA's overloads with an entry",
                      f"{a['declared']} of {a['cuda']}",
@@ -427,6 +434,22 @@ def summary_section(f: Facts) -> str:
 
 
 WITHOUT_ENTRY = "Overloads without an entry"
+OPTIMIZERS = "Optimizers (optim_db)"
+
+
+def optim_section(f: Facts) -> str:
+    """The strict xfails of tests/test_optim_db.py, one row each."""
+    if f.optim_xfails is None:
+        return ""
+    lines = [f"## {OPTIMIZERS}", "",
+             wrap("tests/test_optim_db.py runs every optimizer of torch.optim's optim_db on tpu "
+                  "against CPU (parameters and state after 5 steps, no host fallback). Its known "
+                  f"failures, strict xfails from its `XFAILS` table: {len(f.optim_xfails)}."
+                  " `*` matches every configuration or dtype."), ""]
+    if f.optim_xfails:
+        lines += header("optimizer", "implementation", "configuration", "dtype", "raises", "reason")
+        lines += [row(x.optimizer, x.impl, x.config, x.dtype, x.raises, x.reason) for x in f.optim_xfails]
+    return "\n".join(lines + [""])
 
 
 def _declared_count(f: Facts, kind: str) -> int:

@@ -1,0 +1,45 @@
+// torch.optim.Adagrad (fused=True): _fused_adagrad_.
+//
+// Per element, in the order of PyTorch CPU's fused kernel: unscale the
+// gradient (stored back), negate it (maximize), add weight_decay * param,
+// state_sum += grad^2, param -= clr * grad / (sqrt(state_sum) + eps) with
+// clr = lr / (1 + (step - 1) * lr_decay).
+#include "kernels/common/fp_contract.h"
+#include <cmath>
+
+#include "kernels/optim/slots.h"
+
+namespace torch_tpu::kernels {
+namespace {
+
+using namespace optim_detail;
+
+template <typename C>
+void adagrad_slot(const FusedAdagradDesc& d, const OptimSlot& s, double lr) {
+  const double step = read_step(s);
+  const C clr = static_cast<C>(lr / (1.0 + (step - 1.0) * d.lr_decay));
+  const C wd = static_cast<C>(d.weight_decay), eps = static_cast<C>(d.eps);
+  const float* scale = d.c.grad_scale;
+  for_blocks<C>(s, scale != nullptr, [&](int64_t n, C* p, C* g, C* sum, C*, C*) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (scale) g[i] = g[i] / static_cast<C>(*scale);
+      C gi = d.c.maximize ? -g[i] : g[i];
+      if (d.weight_decay != 0) gi = gi + p[i] * wd;
+      sum[i] = sum[i] + gi * gi;
+      p[i] = p[i] - clr * gi / (std::sqrt(sum[i]) + eps);
+    }
+  });
+}
+
+}  // namespace
+
+void fused_adagrad(const FusedAdagradDesc& d) {
+  if (skip_step(d.c)) return;
+  const double lr = read_scalar(d.c.lr);
+  for (const OptimSlot& s : d.c.slots) {
+    if (s.numel == 0) continue;
+    with_compute_type(s.dtype, [&](auto c) { adagrad_slot<decltype(c)>(d, s, lr); });
+  }
+}
+
+}  // namespace torch_tpu::kernels
