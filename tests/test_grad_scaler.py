@@ -111,6 +111,17 @@ def test_update_scale_kernel_does_not_grow_to_inf():
         assert tracker.item() == 0
 
 
+def _errors_on_cpu_and_tpu(call):
+    """The exception call(device) raises on each device; both of one type."""
+    errors = {}
+    for device in ("cpu", "tpu"):
+        with pytest.raises(Exception) as e:
+            call(device)
+        errors[device] = e.value
+    assert type(errors["tpu"]) is type(errors["cpu"])
+    return errors
+
+
 @pytest.mark.parametrize("case", ["found_inf_dtype", "inv_scale_numel", "grad_dtype"])
 def test_unscale_kernel_errors_match_cpu(case):
     def call(device):
@@ -124,12 +135,7 @@ def test_unscale_kernel_errors_match_cpu(case):
         else:
             grads = [torch.ones(3, dtype=torch.int32, device=device)]
         torch._amp_foreach_non_finite_check_and_unscale_(grads, found, inv)
-    errors = {}
-    for device in ("cpu", "tpu"):
-        with pytest.raises(Exception) as e:
-            call(device)
-        errors[device] = e.value
-    assert type(errors["tpu"]) is type(errors["cpu"])
+    errors = _errors_on_cpu_and_tpu(call)
     if case != "grad_dtype":  # the kernel's name differs
         assert str(errors["tpu"]) == str(errors["cpu"])
 
@@ -147,12 +153,7 @@ def test_update_scale_kernel_errors_match_cpu(case):
         else:
             found = torch.zeros(2, device=device)
         torch._amp_update_scale_(scale, tracker, found, 2.0, 0.5, 2)
-    errors = {}
-    for device in ("cpu", "tpu"):
-        with pytest.raises(Exception) as e:
-            call(device)
-        errors[device] = e.value
-    assert type(errors["tpu"]) is type(errors["cpu"])
+    errors = _errors_on_cpu_and_tpu(call)
     assert str(errors["tpu"]) == str(errors["cpu"])
 
 

@@ -19,11 +19,9 @@ void adagrad_slot(const FusedAdagradDesc& d, const OptimSlot& s, double lr) {
   const double step = read_step(s);
   const C clr = static_cast<C>(lr / (1.0 + (step - 1.0) * d.lr_decay));
   const C wd = static_cast<C>(d.weight_decay), eps = static_cast<C>(d.eps);
-  const float* scale = d.c.grad_scale;
-  for_blocks<C>(s, scale != nullptr, [&](int64_t n, C* p, C* g, C* sum, C*, C*) {
+  for_blocks<C>(s, d.c.grad_scale != nullptr, [&](int64_t n, C* p, C* g, C* sum, C*, C*) {
     for (int64_t i = 0; i < n; ++i) {
-      if (scale) g[i] = g[i] / static_cast<C>(*scale);
-      C gi = d.c.maximize ? -g[i] : g[i];
+      C gi = step_grad(g[i], d.c);
       if (d.weight_decay != 0) gi = gi + p[i] * wd;
       sum[i] = sum[i] + gi * gi;
       p[i] = p[i] - clr * gi / (std::sqrt(sum[i]) + eps);
@@ -34,12 +32,7 @@ void adagrad_slot(const FusedAdagradDesc& d, const OptimSlot& s, double lr) {
 }  // namespace
 
 void fused_adagrad(const FusedAdagradDesc& d) {
-  if (skip_step(d.c)) return;
-  const double lr = read_scalar(d.c.lr);
-  for (const OptimSlot& s : d.c.slots) {
-    if (s.numel == 0) continue;
-    with_compute_type(s.dtype, [&](auto c) { adagrad_slot<decltype(c)>(d, s, lr); });
-  }
+  for_each_slot(d.c, [&](auto t, const OptimSlot& s, double lr) { adagrad_slot<decltype(t)>(d, s, lr); });
 }
 
 }  // namespace torch_tpu::kernels

@@ -27,11 +27,9 @@ void adam_slot(const FusedAdamDesc& d, const OptimSlot& s, double lr) {
   const C eps = static_cast<C>(d.eps), wd = static_cast<C>(d.weight_decay);
   const C decay = static_cast<C>(1 - lr * d.weight_decay);
   const bool small_weight = std::abs(w) < C(0.5);
-  const float* scale = d.c.grad_scale;
-  for_blocks<C>(s, scale != nullptr, [&](int64_t n, C* p, C* g, C* m, C* v, C* vmax) {
+  for_blocks<C>(s, d.c.grad_scale != nullptr, [&](int64_t n, C* p, C* g, C* m, C* v, C* vmax) {
     for (int64_t i = 0; i < n; ++i) {
-      if (scale) g[i] = g[i] / static_cast<C>(*scale);
-      C gi = d.c.maximize ? -g[i] : g[i];
+      C gi = step_grad(g[i], d.c);
       if (d.weight_decay != 0) {
         if (d.adamw) {
           p[i] = p[i] * decay;
@@ -56,12 +54,7 @@ void adam_slot(const FusedAdamDesc& d, const OptimSlot& s, double lr) {
 }  // namespace
 
 void fused_adam(const FusedAdamDesc& d) {
-  if (skip_step(d.c)) return;
-  const double lr = read_scalar(d.c.lr);
-  for (const OptimSlot& s : d.c.slots) {
-    if (s.numel == 0) continue;
-    with_compute_type(s.dtype, [&](auto c) { adam_slot<decltype(c)>(d, s, lr); });
-  }
+  for_each_slot(d.c, [&](auto t, const OptimSlot& s, double lr) { adam_slot<decltype(t)>(d, s, lr); });
 }
 
 }  // namespace torch_tpu::kernels

@@ -18,11 +18,9 @@ void sgd_slot(const FusedSgdDesc& d, const OptimSlot& s, double lr_value) {
   const C wd = static_cast<C>(d.weight_decay), momentum = static_cast<C>(d.momentum);
   const C grad_coef = static_cast<C>(1 - d.dampening), lr = static_cast<C>(lr_value);
   const bool with_momentum = d.momentum != 0;
-  const float* scale = d.c.grad_scale;
-  for_blocks<C>(s, scale != nullptr, [&](int64_t n, C* p, C* g, C* buf, C*, C*) {
+  for_blocks<C>(s, d.c.grad_scale != nullptr, [&](int64_t n, C* p, C* g, C* buf, C*, C*) {
     for (int64_t i = 0; i < n; ++i) {
-      if (scale) g[i] = g[i] / static_cast<C>(*scale);
-      C gi = d.c.maximize ? -g[i] : g[i];
+      C gi = step_grad(g[i], d.c);
       if (d.weight_decay != 0) gi = gi + p[i] * wd;
       if (with_momentum) {
         buf[i] = d.is_first_step ? gi : buf[i] * momentum + gi * grad_coef;
@@ -36,12 +34,7 @@ void sgd_slot(const FusedSgdDesc& d, const OptimSlot& s, double lr_value) {
 }  // namespace
 
 void fused_sgd(const FusedSgdDesc& d) {
-  if (skip_step(d.c)) return;
-  const double lr = read_scalar(d.c.lr);
-  for (const OptimSlot& s : d.c.slots) {
-    if (s.numel == 0) continue;
-    with_compute_type(s.dtype, [&](auto c) { sgd_slot<decltype(c)>(d, s, lr); });
-  }
+  for_each_slot(d.c, [&](auto t, const OptimSlot& s, double lr) { sgd_slot<decltype(t)>(d, s, lr); });
 }
 
 }  // namespace torch_tpu::kernels

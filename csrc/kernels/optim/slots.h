@@ -60,4 +60,24 @@ void with_compute_type(DType t, F&& f) {
   }
 }
 
+// The frame of every fused step: nothing when the GradScaler found inf/NaN,
+// else slot_fn(C{}, slot, lr) for each non-empty slot, C its compute type.
+template <typename F>
+void for_each_slot(const OptimCommon& c, F&& slot_fn) {
+  if (skip_step(c)) return;
+  const double lr = read_scalar(c.lr);
+  for (const OptimSlot& s : c.slots) {
+    if (s.numel == 0) continue;
+    with_compute_type(s.dtype, [&](auto t) { slot_fn(t, s, lr); });
+  }
+}
+
+// The gradient every step starts from: unscaled in place (the unscaled value
+// is stored back), then negated for maximize.
+template <typename C>
+inline C step_grad(C& g, const OptimCommon& c) {
+  if (c.grad_scale) g = g / static_cast<C>(*c.grad_scale);
+  return c.maximize ? -g : g;
+}
+
 }  // namespace torch_tpu::kernels::optim_detail

@@ -25,11 +25,7 @@ void adagrad_step(at::TensorList params, at::TensorList grads, at::TensorList st
   for (size_t i = 0; i < n; ++i) {
     lists.add({params[i], grads[i], state_sums[i], at::Tensor(), at::Tensor(), state_steps[i]});
   }
-  d.c.slots = lists.slots();
-  d.c.lr = lr ? *lr : optim::tensor_lr(*lr_tensor, params[0], op);
-  d.c.grad_scale = optim::scaler_ptr(grad_scale, params[0], "grad_scale", op);
-  d.c.found_inf = optim::scaler_ptr(found_inf, params[0], "found_inf", op);
-  d.c.maximize = maximize;
+  d.c = optim::common_fields(lists, params, lr, lr_tensor, grad_scale, found_inf, maximize, op);
   d.lr_decay = lr_decay;
   d.weight_decay = weight_decay;
   d.eps = eps;

@@ -32,11 +32,7 @@ void adam_step(at::TensorList params, at::TensorList grads, at::TensorList exp_a
     lists.add({params[i], grads[i], exp_avgs[i], exp_avg_sqs[i], amsgrad ? max_exp_avg_sqs[i] : at::Tensor(),
                state_steps[i]});
   }
-  d.c.slots = lists.slots();
-  d.c.lr = lr ? *lr : optim::tensor_lr(*lr_tensor, params[0], op);
-  d.c.grad_scale = optim::scaler_ptr(grad_scale, params[0], "grad_scale", op);
-  d.c.found_inf = optim::scaler_ptr(found_inf, params[0], "found_inf", op);
-  d.c.maximize = maximize;
+  d.c = optim::common_fields(lists, params, lr, lr_tensor, grad_scale, found_inf, maximize, op);
   d.beta1 = beta1;
   d.beta2 = beta2;
   d.weight_decay = weight_decay;

@@ -109,4 +109,16 @@ void run_step(at::TensorList params, SlotLists& lists, const std::vector<const v
   lists.finish();
 }
 
+kernels::OptimCommon common_fields(const SlotLists& lists, at::TensorList params, const kernels::DeviceScalar* lr,
+                                   const at::Tensor* lr_tensor, const std::optional<at::Tensor>& grad_scale,
+                                   const std::optional<at::Tensor>& found_inf, bool maximize, const char* op) {
+  kernels::OptimCommon c;
+  c.slots = lists.slots();
+  c.lr = lr ? *lr : tensor_lr(*lr_tensor, params[0], op);
+  c.grad_scale = scaler_ptr(grad_scale, params[0], "grad_scale", op);
+  c.found_inf = scaler_ptr(found_inf, params[0], "found_inf", op);
+  c.maximize = maximize;
+  return c;
+}
+
 }  // namespace torch_tpu::aten::optim

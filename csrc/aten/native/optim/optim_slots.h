@@ -49,6 +49,13 @@ const float* scaler_ptr(const std::optional<at::Tensor>& t, const at::Tensor& pa
 kernels::DeviceScalar tensor_lr(const at::Tensor& lr, const at::Tensor& param, const char* op);
 kernels::DeviceScalar host_lr(double lr);
 
+// The part of every fused step's descriptor that is not the optimizer's
+// own: the slots, the learning rate (`lr` on the host, else `lr_tensor`),
+// the GradScaler's tensors and maximize.
+kernels::OptimCommon common_fields(const SlotLists& lists, at::TensorList params, const kernels::DeviceScalar* lr,
+                                   const at::Tensor* lr_tensor, const std::optional<at::Tensor>& grad_scale,
+                                   const std::optional<at::Tensor>& found_inf, bool maximize, const char* op);
+
 // Enqueues `run` on the parameters' device with the slots (nothing for an
 // empty list), then writes back the copies.
 void run_step(at::TensorList params, SlotLists& lists, const std::vector<const void*>& buffers,

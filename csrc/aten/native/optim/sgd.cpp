@@ -26,11 +26,7 @@ void sgd_step(at::TensorList params, at::TensorList grads, at::TensorList moment
     lists.add({params[i], grads[i], with_momentum ? momentum_buffers[i] : at::Tensor(), at::Tensor(), at::Tensor(),
                at::Tensor()});
   }
-  d.c.slots = lists.slots();
-  d.c.lr = lr ? *lr : optim::tensor_lr(*lr_tensor, params[0], op);
-  d.c.grad_scale = optim::scaler_ptr(grad_scale, params[0], "grad_scale", op);
-  d.c.found_inf = optim::scaler_ptr(found_inf, params[0], "found_inf", op);
-  d.c.maximize = maximize;
+  d.c = optim::common_fields(lists, params, lr, lr_tensor, grad_scale, found_inf, maximize, op);
   d.weight_decay = weight_decay;
   d.momentum = momentum;
   d.dampening = dampening;
