@@ -119,6 +119,18 @@ def all_reduce_every_op_and_dtype(rank, world):
 
 
 @check
+def all_reduce_uint64_beyond_int64(rank, world):
+    # Values >= 2**63 order as unsigned: MIN/MAX must not see them as negative.
+    values = [[2 ** 63 + 5, 7, 2 ** 64 - 1], [3, 2 ** 63 + 1, 2 ** 63]]
+    for op, pick in ((R.MIN, min), (R.MAX, max)):
+        t = torch.tensor([v - 2 ** 64 if v >= 2 ** 63 else v for v in values[rank]]).view(torch.uint64)
+        t = t.to(dev(rank))
+        dist.all_reduce(t, op=op)
+        got = [v % 2 ** 64 for v in t.cpu().view(torch.int64).tolist()]
+        assert got == [pick(a, b) for a, b in zip(*values)], (op, got)
+
+
+@check
 def all_reduce_premul_sum(rank, world):
     for dtype in (torch.float32, torch.float64, torch.bfloat16):
         xs = inputs(dtype, world)
@@ -499,9 +511,9 @@ def main(rank: int, world: int, workdir: str) -> None:
     (w * 2).sum().backward()
     names_before = thread_names()
 
-    def init(name, **kw):
+    def init(name, timeout=TIMEOUT, **kw):
         dist.init_process_group(init_method=f"file://{os.path.join(workdir, name)}", rank=rank,
-                                world_size=world, timeout=TIMEOUT, **kw)
+                                world_size=world, timeout=timeout, **kw)
 
     # 1. device_id alone picks tccl.
     init("store_main", device_id=dev(rank))
@@ -535,7 +547,29 @@ def main(rank: int, world: int, workdir: str) -> None:
     phase(results, "composed_backend_string", composed)
     save()
 
-    # 3. A rank that dies: the other gets an error, well within the timeout.
+    # 3. A rank that hangs: the others' collective times out with an error.
+    def hung_peer():
+        init("store_hang", device_id=dev(rank), timeout=timedelta(seconds=3))
+        try:
+            if rank == 1:
+                time.sleep(5)  # misses the collective
+                return
+            start = time.monotonic()
+            try:
+                dist.all_reduce(torch.ones(4, device=dev(rank)))
+            except RuntimeError as e:
+                elapsed = time.monotonic() - start
+                assert 2.5 < elapsed < 10, elapsed
+                results["hung_peer_error"] = f"{type(e).__name__} after {elapsed:.1f}s: {str(e)[:200]}"
+            else:
+                raise AssertionError("all_reduce with a hung peer did not raise")
+        finally:
+            dist.destroy_process_group()
+
+    phase(results, "hung_peer_times_out", hung_peer)
+    save()
+
+    # 4. A rank that dies: the other gets an error, well within the timeout.
     def dead_peer():
         init("store_dead", device_id=dev(rank))
         dist.barrier()

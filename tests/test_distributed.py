@@ -86,6 +86,12 @@ def test_backend_string_composition(outcomes):
         assert results["composed_backend_string"] == "ok", results["composed_backend_string"]
 
 
+def test_hung_peer_times_out_with_an_error(outcomes):
+    for rank, results in enumerate(outcomes):
+        assert results["hung_peer_times_out"] == "ok", results["hung_peer_times_out"]
+    print(outcomes[0]["hung_peer_error"])
+
+
 def test_dead_peer_gives_an_error_not_a_hang(outcomes):
     assert outcomes[0]["dead_peer_raises"] == "ok", outcomes[0]["dead_peer_raises"]
     print(outcomes[0]["dead_peer_error"])
