@@ -131,7 +131,8 @@ class ProcessGroupTCCL(dist.ProcessGroup):
             return self._done(tensors, device)
         red = Reduction(opts.reduceOp, tensors[0].dtype, self._size)
         staged = [red.mark_output(red.prepare(Staged(t))) for t in tensors]
-        self._gloo.allreduce([s.wire for s in staged], _opts(AllreduceOptions, opts, reduceOp=red.gloo_reduce_op())).wait()
+        self._gloo.allreduce([s.wire for s in staged],
+                             _opts(AllreduceOptions, opts, reduceOp=red.gloo_reduce_op())).wait()
         for s in staged:
             red.finish(s)
         self._write_back(staged)
@@ -236,7 +237,8 @@ class ProcessGroupTCCL(dist.ProcessGroup):
         red = Reduction(opts.reduceOp, output.dtype, self._size)
         i = red.prepare(Staged(input))
         o = red.mark_output(Staged(output, read=False))
-        self._gloo._reduce_scatter_base(o.wire, i.wire, _opts(ReduceScatterOptions, opts, reduceOp=red.gloo_reduce_op())).wait()
+        self._gloo._reduce_scatter_base(o.wire, i.wire,
+                                        _opts(ReduceScatterOptions, opts, reduceOp=red.gloo_reduce_op())).wait()
         red.finish(o)
         o.write_back()
         return self._done([output], device)
