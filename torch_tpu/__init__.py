@@ -42,6 +42,10 @@ from .program import benchmark  # noqa: E402
 
 _compile.install()  # torch.compile on tpu: Dynamo and Inductor registrations
 
-__all__ = ["tpu", "program", "benchmark", "stats", "reset_stats", "no_fallback", "trace_ops", "get_fallback_policy",
+from . import distributed  # noqa: E402  (the "tccl" c10d backend)
+
+distributed.register()  # torch.distributed: init_process_group(device_id=tpu:N) picks tccl
+
+__all__ = ["tpu", "distributed", "program", "benchmark", "stats", "reset_stats", "no_fallback", "trace_ops", "get_fallback_policy",
            "set_fallback_policy"]
 __version__ = "0.1.0"
