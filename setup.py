@@ -2,9 +2,12 @@
 and `python -m build` generate the registrations from ops.yaml and build the
 extension through `python -m codegen build`, the same driver developers run.
 
-- A wheel (or a regular install) builds in a fresh temporary CMake directory
-  and writes the extension straight into the wheel's staging folder: nothing
-  a checkout's build/ or torch_tpu/_C*.so holds can reach a wheel.
+- A wheel (or a regular install) builds in the checkout's build/ and writes
+  the extension straight into the wheel's staging folder (emptied first):
+  no file a checkout's torch_tpu/ holds can reach a wheel. Sharing build/
+  with the developer build lets each reuse the other's torch-free objects
+  (ninja reuses an object only if its command and inputs are unchanged); the
+  torch-dependent glue recompiles against the build environment's torch.
 - An editable install (`pip install -e .`) leaves the build to the
   developer loop: `python -m codegen` builds in place, in build/, and
   rebuilds incrementally after each change.
@@ -18,7 +21,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from importlib.metadata import version
 
 from setuptools import Extension, setup
@@ -57,13 +59,7 @@ class BuildNative(build_ext):
             print("torch_tpu: editable install; build the extension in place with "
                   "`python -m codegen` (README, Install)", file=sys.stderr)
             return
-        build_dir = tempfile.mkdtemp(prefix="torch_tpu-cmake-")
-        try:
-            subprocess.check_call(cmd + ["--build-dir", build_dir,
-                                         "--output-dir", os.path.dirname(os.path.abspath(target))],
-                                  cwd=ROOT)
-        finally:
-            shutil.rmtree(build_dir, ignore_errors=True)
+        subprocess.check_call(cmd + ["--output-dir", os.path.dirname(os.path.abspath(target))], cwd=ROOT)
 
 
     def copy_extensions_to_source(self):

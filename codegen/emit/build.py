@@ -2,9 +2,13 @@
 build/ (incremental: only changed sources recompile), and records what it was
 built against in torch_tpu/_build_info.json (checked at import time).
 
-setup.py (pip install . / pip wheel .) calls the same build with a fresh
-build directory and the wheel's staging folder as the output, so a wheel
-never contains anything a checkout's build/ left behind."""
+setup.py (pip install . / pip wheel .) calls the same build, in the same
+build/, with the wheel's staging folder as the output. Both builds share the
+torch-free objects (csrc/runtime, csrc/kernels: three quarters of a clean
+build's compile time): ninja reuses an object only when its command line and
+every input it read are unchanged, and the torch-dependent glue recompiles
+whenever the torch it is built against moves (pip's isolated build
+environment is a new directory each time)."""
 
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ def torch_info() -> dict:
         "torch_git_version": torch.version.git_version,
         "cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI),
         "python": "%d.%d" % sys.version_info[:2],
+        "python_executable": sys.executable,
         "cmake_prefix": torch.utils.cmake_prefix_path,
     }
 
@@ -70,6 +75,7 @@ def build(root: str, jobs: int = 0, build_dir: str | None = None,
         with open(stamp) as f:
             configured = json.load(f)
     if configured != info:
+        _forget_other_environment(build_dir, configured, info)
         print("[codegen] configuring the build (cmake) against torch "
               f"{info['torch_version']} ...", flush=True)
         _run([tool("cmake"), "-S", root, "-B", build_dir, "-G", "Ninja",
@@ -89,8 +95,22 @@ def build(root: str, jobs: int = 0, build_dir: str | None = None,
     return time.time() - start
 
 
+def _forget_other_environment(build_dir: str, configured: dict | None, info: dict) -> None:
+    """Another torch or Python than the last configure's (a wheel build in
+    pip's isolated environment, then a developer build, or the reverse):
+    CMake's cache holds what it found there (Torch_DIR, Caffe2_DIR,
+    TORCH_PYTHON_LIBRARY, Python's paths) and would keep using it, even once
+    that environment is deleted. Drop the cache, keep the objects."""
+    ignore = ("output_dir",)
+    same = configured is not None and all(
+        configured.get(k) == v for k, v in info.items() if k not in ignore)
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    if not same and os.path.exists(cache):
+        os.remove(cache)
+
+
 def _write_build_info(output_dir: str, info: dict) -> None:
-    content = json.dumps({k: v for k, v in info.items() if k not in ("cmake_prefix", "output_dir")},
+    content = json.dumps({k: v for k, v in info.items() if k not in ("cmake_prefix", "output_dir", "python_executable")},
                          indent=1, sort_keys=True) + "\n"
     path = os.path.join(output_dir, os.path.basename(BUILD_INFO))
     try:

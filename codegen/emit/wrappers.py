@@ -50,19 +50,23 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
     # Inputs only: an out= tensor's dtype is the op's own business (ATen
     # casts into it or rejects it with PyTorch's error, as on CPU). An input
     # declared 'all' (or an entry without dtypes) is not checked.
+    checks = []
     for arg in tensor_inputs(func):
         allowed = entry.input_dtypes(arg)
         if allowed and set(allowed) != set(DTYPES):
-            body.append(f'check_dtype("{v.op}", {cpp_mask(allowed)}, "{", ".join(allowed)}", {arg});')
+            checks.append(f'check_dtype("{v.op}", {cpp_mask(allowed)}, "{", ".join(allowed)}", {arg});')
     guard = [] if entry.device_check_reason else _guard(v)
+    # A structured op checks its dtypes after ATen's meta(): CPU raises
+    # meta's errors (shapes, "does not support bool") before it finds no
+    # kernel for a dtype, so tpu raises the same error type for the same call.
     if v.via == Via.IMPL:
-        body += guard + _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)
+        body += checks + guard + _call(v, f"torch_tpu::aten::{entry.impl}" if "::" not in entry.impl else entry.impl)
     elif v.via == Via.NATIVE:
-        body += guard + _call(v, f"at::native::{v.native}")
+        body += checks + guard + _call(v, f"at::native::{v.native}")
     elif v.via == Via.STRUCTURED_IMPL:
-        body += guard + _structured(v, f"torch_tpu::aten::{entry.structured_impl}")
+        body += guard + _structured(v, f"torch_tpu::aten::{entry.structured_impl}", checks)
     else:
-        body += guard + _structured(v, "op.impl")
+        body += guard + _structured(v, "op.impl", checks)
     return Wrapper(v.op, name, v.signature.declaration(name), body)
 
 
@@ -129,10 +133,10 @@ def _meta_is_iterator(v: Variant) -> bool:
     return v.upstream.structured_kernel.structured_inherits == "TensorIteratorBase"
 
 
-def _structured(v: Variant, impl: str) -> List[str]:
+def _structured(v: Variant, impl: str, checks: List[str]) -> List[str]:
     """ATen's structured class computes (meta) and allocates or checks the
-    outputs; `impl` (the class's own impl() or the entry's structured_impl)
-    fills them."""
+    outputs; `checks` run next, then `impl` (the class's own impl() or the
+    entry's structured_impl) fills them."""
     func = v.upstream.func
     outs = [a.name for a in func.arguments.out]
     names = [a.name for a in func.arguments.flat_non_out]
@@ -148,7 +152,7 @@ def _structured(v: Variant, impl: str) -> List[str]:
     if v.kind == Kind.FUNCTIONAL:
         outputs = [f"op.output({i})" for i in range(n_out)]
         lines = [f"structured::Functional<{cls}, {n_out}> op;",
-                 f"{meta}({', '.join(args)});",
+                 f"{meta}({', '.join(args)});", *checks,
                  f"{impl}({', '.join(impl_args + outputs)});"]
         moved = [f"std::move(op.outputs_[{i}])" for i in range(n_out)]
         lines.append(f"return {moved[0]};" if n_out == 1 else
@@ -157,13 +161,13 @@ def _structured(v: Variant, impl: str) -> List[str]:
     if v.kind == Kind.INPLACE:
         self_name = args[0]
         return [f"structured::Inplace<{cls}> op({self_name});",
-                f"{meta}({', '.join(args)});",
+                f"{meta}({', '.join(args)});", *checks,
                 f"{impl}({', '.join(impl_args + ['op.output(0)'])});",
                 "op.finish();",
                 f"return {self_name};"]
     outputs = [f"op.output({i})" for i in range(len(outs))]
     lines = [f"structured::Out<{cls}, {len(outs)}> op({', '.join(outs)});",
-             f"{meta}({', '.join(args)});",
+             f"{meta}({', '.join(args)});", *checks,
              f"{impl}({', '.join(impl_args + outputs)});",
              "op.finish();"]
     lines.append(f"return {outs[0]};" if len(outs) == 1 else

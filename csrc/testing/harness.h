@@ -27,6 +27,13 @@ int failure_count();
 using ModeFn = int (*)(int argc, char** argv);
 void register_mode(const char* flag, const char* help, ModeFn fn);
 
+// Thrown by SKIP_TEST: the test stops and is counted as skipped, with the
+// reason printed (for a build that cannot run it, e.g. under a sanitizer).
+struct SkipTest {
+  const char* reason;
+};
+#define SKIP_TEST(reason) throw ::tpu_test::SkipTest{reason}
+
 struct TestRegistrar {
   TestRegistrar(const char* name, TestFn fn) { register_test(name, fn); }
 };

@@ -62,7 +62,7 @@ std::string milliseconds(double ms) {
 }
 
 int run_tests(const char* filter) {
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, skipped = 0;
   const auto all_start = std::chrono::steady_clock::now();
   for (const Test& t : tests()) {
     if (filter && !std::strstr(t.name, filter)) continue;
@@ -72,6 +72,10 @@ int run_tests(const char* filter) {
     const auto start = std::chrono::steady_clock::now();
     try {
       t.fn();
+    } catch (const SkipTest& skip) {
+      skipped++;
+      print_line(std::string("[ SKIP ] ") + t.name + ": " + skip.reason + "\n");
+      continue;
     } catch (const std::exception& e) {
       report_failure(__FILE__, __LINE__, std::string("uncaught exception: ") + e.what());
     } catch (...) {
@@ -82,13 +86,14 @@ int run_tests(const char* filter) {
     (ok ? passed : failed)++;
     print_line(std::string(ok ? "[  OK  ] " : "[ FAIL ] ") + t.name + " (" + milliseconds(ms) + ")\n");
   }
-  if (passed + failed == 0) {
+  if (passed + failed + skipped == 0) {
     std::printf("no test matches '%s'\n", filter ? filter : "");
     return 1;
   }
   const double total =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - all_start).count();
-  std::printf("%d passed, %d failed (%d failed checks, %.0f ms)\n", passed, failed, g_failures.load(), total);
+  std::printf("%d passed, %d failed, %d skipped (%d failed checks, %.0f ms)\n", passed, failed, skipped,
+              g_failures.load(), total);
   return failed == 0 ? 0 : 1;
 }
 

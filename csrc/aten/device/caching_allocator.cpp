@@ -149,6 +149,13 @@ class DeviceCache {
       release_cached_segments();
       block = take_free_block(pool, stream, rounded);
       if (block == nullptr) block = new_segment(pool, stream, segment_size(rounded));
+      // Near the capacity a 20 MiB segment for a 1..10 MiB request may not
+      // fit where the request does (CUDA's allocator then raises OOM with
+      // memory free): take a segment just large enough instead.
+      const size_t tight = kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
+      if (block == nullptr && !pool.is_small && tight < segment_size(rounded)) {
+        block = new_segment(pool, stream, tight);
+      }
     }
     if (block == nullptr) {
       stats_.num_ooms += 1;

@@ -127,7 +127,9 @@ TEST(slow_device_exposes_missing_sync) {
     SlowScope slow(20000);
     CHECK_EQ(rt::slow_device_us(), int64_t{20000});
     CHECK_OK(rt::memcpy_async(h.p, d.p, sizeof(int), MemcpyKind::kDeviceToHost, s));
+#if !defined(__SANITIZE_THREAD__)  // the read races the copy on purpose: ThreadSanitizer would (rightly) report it
     CHECK_EQ(*static_cast<volatile int*>(h.p), 0);  // missing sync: old value
+#endif
     CHECK_OK(rt::stream_synchronize(s));
     CHECK_EQ(*static_cast<volatile int*>(h.p), 42);
   }

@@ -76,8 +76,10 @@ TEST(capture_on_default_stream_and_twice_refused) {
   rt::Graph g = nullptr;
   CHECK_OK(rt::stream_end_capture(sh.s, &g));
   CHECK_EQ(rt::graph_node_count(g), size_t{0});
-  CHECK_STATUS(rt::stream_end_capture(sh.s, &g), Status::kInvalidValue);  // not capturing
-  CHECK(g == nullptr);
+  rt::Graph none = g;
+  CHECK_STATUS(rt::stream_end_capture(sh.s, &none), Status::kInvalidValue);  // not capturing
+  CHECK(none == nullptr);
+  CHECK_OK(rt::graph_destroy(g));
 }
 
 TEST(capture_refuses_waits_and_invalidates) {

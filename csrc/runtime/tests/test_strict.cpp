@@ -14,6 +14,12 @@ using namespace tpu_test;
 using rt::MemcpyKind;
 using rt::Status;
 
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer handles fatal signals itself: a faulting child exits
+// instead of dying by SIGSEGV. The ASan and plain builds run these.
+constexpr const char* kTsanOwnsFatalSignals = "ThreadSanitizer takes over fatal signals";
+#endif
+
 TEST(strict_mode_protects_and_opens_named_buffers) {
   StrictScope strict(true);
   CHECK(rt::strict_mode());
@@ -174,6 +180,9 @@ CHILD_MAIN(non_strict_use_after_free) {
 }
 
 TEST(strict_mode_host_access_dies_with_message) {
+#if defined(__SANITIZE_THREAD__)
+  SKIP_TEST(kTsanOwnsFatalSignals);
+#endif
   ChildResult r = run_child("strict_host_read");
   CHECK(r.signaled);
   CHECK_EQ(r.signal, SIGSEGV);
@@ -197,6 +206,9 @@ TEST(strict_mode_fault_chains_to_previous_handler) {
 }
 
 TEST(strict_mode_kernel_touching_unnamed_buffer) {
+#if defined(__SANITIZE_THREAD__)
+  SKIP_TEST(kTsanOwnsFatalSignals);
+#endif
   ChildResult r = run_child("strict_kernel_unnamed_buffer");
   CHECK(r.signaled);
   CHECK_EQ(r.signal, SIGSEGV);
@@ -205,6 +217,9 @@ TEST(strict_mode_kernel_touching_unnamed_buffer) {
 }
 
 TEST(use_after_free_fault_is_explained) {
+#if defined(__SANITIZE_THREAD__)
+  SKIP_TEST(kTsanOwnsFatalSignals);
+#endif
   ChildResult r = run_child("non_strict_use_after_free");
   CHECK(r.signaled);
   CHECK_EQ(r.signal, SIGSEGV);

@@ -48,6 +48,7 @@ void addmm_impl(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor
 // --- bmm / baddbmm -------------------------------------------------------------------
 
 void bmm_impl(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& result) {
+  if (result.numel() == 0) return;  // before the dtype check, as CPU's bmm_out_or_baddbmm_
   TORCH_CHECK(self.scalar_type() == mat2.scalar_type(), "expected scalar type ",
               self.scalar_type(), " but found ", mat2.scalar_type());
   matmul::run_gemm("bmm", result, self, mat2, nullptr, 1, 0, /*batched=*/true);
@@ -56,6 +57,7 @@ void bmm_impl(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& 
 // ATen's baddbmm meta() already copied self into the result when beta != 0.
 void baddbmm_impl(const at::Tensor& batch1, const at::Tensor& batch2, const at::Scalar& beta,
                   const at::Scalar& alpha, const at::Tensor& result) {
+  if (result.numel() == 0) return;  // before the dtype check, as CPU's bmm_out_or_baddbmm_
   TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ",
               batch1.scalar_type(), " but found ", batch2.scalar_type());
   matmul::run_gemm("baddbmm", result, batch1, batch2, &result, alpha, beta, /*batched=*/true);

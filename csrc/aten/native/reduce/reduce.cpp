@@ -6,12 +6,15 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/ReduceAllOps.h>
 #include <ATen/native/ReduceOps.h>
+#include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/TensorCompare.h>
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "aten/launch.h"
+#include "generated/ops/mean_dim.h"
 #include "generated/stub_kernels.h"
 #include "kernels/reduce/reduce.h"
 
@@ -147,7 +150,6 @@ void scan(const at::Tensor& result, const at::Tensor& self, int64_t dim, kernels
 }  // namespace
 
 void sum_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kSum, "sum_stub"); }
-void mean_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kMean, "mean_stub"); }
 void prod_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kProd, "prod_stub"); }
 void and_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kAll, "and_stub"); }
 void or_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kAny, "or_stub"); }
@@ -156,6 +158,22 @@ void max_values_kernel(at::TensorIterator& iter) { launch_reduction(iter, Reduce
 void min_values_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kMin, "min_values_stub"); }
 void argmax_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kArgMax, "argmax_stub"); }
 void argmin_kernel(at::TensorIterator& iter) { launch_reduction(iter, ReduceOp::kArgMin, "argmin_stub"); }
+
+// mean.dim / mean.out: ATen's mean_out for a non-CPU device, behind the
+// check CPU makes first (its sum_out refuses an out the input's type cannot
+// be cast to, with a RuntimeError) so nothing is launched for a bad out.
+void mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+              std::optional<at::ScalarType> dtype, const at::Tensor& out) {
+  const at::ScalarType from = dtype.value_or(self.scalar_type());
+  TORCH_CHECK(at::canCast(from, out.scalar_type()), "result type ", from,
+              " can't be cast to the desired output type ", out.scalar_type());
+  at::TensorIterator iter = at::meta::make_reduction_from_out_ty(self, out, dim, keepdim, out.scalar_type());
+  if (iter.numel() == 0) {
+    out.fill_(std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  launch_reduction(iter, ReduceOp::kMean, "mean");
+}
 
 void std_var_kernel(at::TensorIterator& iter, double correction, bool take_sqrt) {
   if (iter.numel() == 0 && iter.num_output_elements() == 0) return;
