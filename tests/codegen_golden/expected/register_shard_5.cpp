@@ -25,11 +25,11 @@ namespace {
 at::Tensor tpu_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   static auto& calls = telemetry::op_counter("aten::add.Tensor");
   calls.count(telemetry::Route::kStub);
-  check_dtype("add.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
-  check_dtype("add.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::native::structured_ufunc_add_CPU, 1> op;
   op.meta(self, other, alpha);
+  check_dtype("add.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
+  check_dtype("add.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   op.impl(self, other, alpha, op.output(0));
   return std::move(op.outputs_[0]);
 }
@@ -37,11 +37,11 @@ at::Tensor tpu_add_Tensor(const at::Tensor & self, const at::Tensor & other, con
 at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::add.out");
   calls.count(telemetry::Route::kStub);
-  check_dtype("add.out", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
-  check_dtype("add.out", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::native::structured_ufunc_add_CPU, 1> op(out);
   op.meta(self, other, alpha);
+  check_dtype("add.out", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
+  check_dtype("add.out", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   op.impl(self, other, alpha, op.output(0));
   op.finish();
   return out;
@@ -50,11 +50,11 @@ at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, cons
 at::Tensor & tpu_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   static auto& calls = telemetry::op_counter("aten::add_.Tensor");
   calls.count(telemetry::Route::kStub);
-  check_dtype("add_.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
-  check_dtype("add_.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Inplace<at::native::structured_ufunc_add_CPU> op(self);
   op.meta(self, other, alpha);
+  check_dtype("add_.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", self);
+  check_dtype("add_.Tensor", dtype_bit(at::ScalarType::Long) | dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "int64, float16, bfloat16, float32, float64", other);
   op.impl(self, other, alpha, op.output(0));
   op.finish();
   return self;
@@ -63,13 +63,13 @@ at::Tensor & tpu_add__Tensor(at::Tensor & self, const at::Tensor & other, const 
 at::Tensor tpu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
   static auto& calls = telemetry::op_counter("aten::gather");
   calls.count(telemetry::Route::kStub);
-  check_dtype("gather", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_gather", "self");
   c10::impl::check_and_update_common_device(common_device, index, "tpu_gather", "index");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::native::structured_gather_out, 1> op;
   op.meta(self, dim, index, sparse_grad);
+  check_dtype("gather", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   op.impl(self, dim, index, sparse_grad, op.output(0));
   return std::move(op.outputs_[0]);
 }
@@ -77,7 +77,6 @@ at::Tensor tpu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & i
 at::Tensor & tpu_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::gather.out");
   calls.count(telemetry::Route::kStub);
-  check_dtype("gather.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_gather_out", "self");
   c10::impl::check_and_update_common_device(common_device, index, "tpu_gather_out", "index");
@@ -85,6 +84,7 @@ at::Tensor & tpu_gather_out(const at::Tensor & self, int64_t dim, const at::Tens
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::native::structured_gather_out, 1> op(out);
   op.meta(self, dim, index, sparse_grad);
+  check_dtype("gather.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   op.impl(self, dim, index, sparse_grad, op.output(0));
   op.finish();
   return out;

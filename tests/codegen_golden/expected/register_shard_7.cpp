@@ -22,10 +22,10 @@ namespace {
 at::Tensor tpu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   static auto& calls = telemetry::op_counter("aten::_softmax");
   calls.count(telemetry::Route::kDirect);
-  check_dtype("_softmax", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::meta::structured__softmax, 1> op;
   op.meta(self, dim, half_to_float);
+  check_dtype("_softmax", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   torch_tpu::aten::_softmax_out(self, dim, half_to_float, op.output(0));
   return std::move(op.outputs_[0]);
 }
@@ -33,13 +33,13 @@ at::Tensor tpu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float
 at::Tensor & tpu__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::_softmax.out");
   calls.count(telemetry::Route::kDirect);
-  check_dtype("_softmax.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu__softmax_out", "self");
   c10::impl::check_and_update_common_device(common_device, out, "tpu__softmax_out", "out");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::meta::structured__softmax, 1> op(out);
   op.meta(self, dim, half_to_float);
+  check_dtype("_softmax.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   torch_tpu::aten::_softmax_out(self, dim, half_to_float, op.output(0));
   op.finish();
   return out;
