@@ -31,14 +31,15 @@ def run(tmp_path_factory):
         torch.tpu.current_stream().wait_stream(side)
         z.record_stream(torch.tpu.current_stream())
         out = z.cpu()  # D2H
+        peer = z.to("tpu:1")  # D2D, run by tpu:1
         scratch = torch.empty(N, device="tpu")
         del scratch  # a device free the profiler sees
     path = tmp_path_factory.mktemp("prof") / "trace.json"
     prof.export_chrome_trace(str(path))
     with open(path) as f:
         trace = json.load(f)
-    return {"prof": prof, "events": trace["traceEvents"], "out": out, "expected": (x_cpu + 1) * 2,
-            "side": side}
+    return {"prof": prof, "events": trace["traceEvents"], "out": out, "peer": peer.cpu(),
+            "expected": (x_cpu + 1) * 2}
 
 
 def _device_events(events, cat):
@@ -53,6 +54,7 @@ def _thread_names(events):
 
 def test_profiled_results_match_cpu(run):
     torch.testing.assert_close(run["out"], run["expected"], rtol=0, atol=0)
+    torch.testing.assert_close(run["peer"], run["expected"], rtol=0, atol=0)
 
 
 def test_kernels_on_one_lane_per_stream(run):
@@ -107,7 +109,11 @@ def test_memcpy_events_carry_bytes(run):
     copies = _device_events(run["events"], "gpu_memcpy")
     names = {e["name"]: e for e in copies}
     h2d, d2h = names["Memcpy HtoD (Host -> Device)"], names["Memcpy DtoH (Device -> Host)"]
-    assert h2d["args"]["bytes"] == d2h["args"]["bytes"] == N * 4
+    d2d = names["Memcpy DtoD (Device -> Device)"]
+    assert h2d["args"]["bytes"] == d2h["args"]["bytes"] == d2d["args"]["bytes"] == N * 4
+    assert (h2d["pid"], d2h["pid"], d2d["pid"]) == (0, 0, 1)  # tpu:1's default stream ran the peer copy
+    assert any(e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == 1
+               and e["args"]["name"] == "tpu:1" for e in run["events"])
     # The innermost op on the launching thread: copy_ dispatches to _copy_from.
     assert h2d["args"]["op"] == d2h["args"]["op"] == "aten::_copy_from"
     assert h2d["ts"] <= d2h["ts"]
@@ -127,7 +133,8 @@ def test_key_averages_report_device_time(run):
 def test_profile_memory_shows_device_memory(run):
     mem = [e for e in run["events"] if e.get("name") == "[memory]"]
     device = [e for e in mem if e["args"].get("Device Type") == int(torch._C._autograd.DeviceType.PrivateUse1)]
-    assert [e["args"]["Bytes"] for e in device] == [N * 4] * 4 + [-N * 4], device
+    # x, y, z, peer (on tpu:1) and scratch allocated, then scratch freed.
+    assert [e["args"]["Bytes"] for e in device] == [N * 4] * 5 + [-N * 4], device
     totals = [e["args"]["Total Allocated"] for e in device]
     assert totals[-1] == totals[-2] - N * 4 and totals[1] == totals[0] + N * 4
     averages = {a.key: a for a in run["prof"].key_averages()}
@@ -172,6 +179,24 @@ def test_memory_snapshot_reads_in_pytorch_visualizer(tmp_path):
         assert pickle.load(f)["device_traces"][0]
     # Off again: nothing kept.
     assert torch.tpu.memory._snapshot()["device_traces"] == [[] for _ in range(torch.tpu.device_count())]
+
+
+def test_memory_history_modes_and_bound():
+    try:
+        torch.tpu.memory._record_memory_history(max_entries=2, stacks="python")
+        a, b, c = (torch.empty(100 + i, device="tpu") for i in range(3))
+        trace = torch.tpu.memory._snapshot()["device_traces"][0]
+        assert [(e["action"], e["addr"]) for e in trace] == [("alloc", b.data_ptr()), ("alloc", c.data_ptr())]
+        assert all(f["filename"] != "??" for f in trace[0]["frames"])  # Python frames only
+        torch.tpu.memory._record_memory_history(enabled="state")  # stacks of live blocks, no events
+        d = torch.empty(200, device="tpu")
+        snap = torch.tpu.memory._snapshot()
+        assert snap["device_traces"][0] == []
+        block = next(b for s in snap["segments"] for b in s["blocks"] if b["address"] == d.data_ptr())
+        assert any(f["filename"] == __file__ for f in block["frames"])
+    finally:
+        torch.tpu.memory._record_memory_history(enabled=None)
+    del a, b, c, d
 
 
 def test_record_memory_history_rejects_bad_arguments():
