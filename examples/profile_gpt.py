@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         return loss.item()
 
     step(*data[0])  # warm-up: the allocator's cache and lazy state are filled
-    torch.tpu.memory._record_memory_history(max_entries=100_000)
+    torch.tpu.memory._record_memory_history(max_entries=100_000, stacks="python")
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1],
                  profile_memory=True, record_shapes=True) as prof:
         for x, y in data[1:]:

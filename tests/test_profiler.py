@@ -46,10 +46,17 @@ def _device_events(events, cat):
     return [e for e in events if e.get("cat") == cat and e.get("ph") == "X"]
 
 
-def _thread_names(events):
-    """(pid, tid) -> lane name, from the metadata events."""
-    return {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name"}
+def _lane_names(events):
+    """(pid, tid) -> thread name and pid -> process name, from the metadata
+    events (Kineto repeats some; a second, different name would leave
+    viewers to choose)."""
+    threads, procs = {}, {}
+    for e in events:
+        if e.get("ph") == "M" and e["name"] in ("thread_name", "process_name"):
+            names, key = (threads, (e["pid"], e["tid"])) if e["name"] == "thread_name" else (procs, e["pid"])
+            assert names.get(key, e["args"]["name"]) == e["args"]["name"], (key, names[key], e)
+            names[key] = e["args"]["name"]
+    return threads, procs
 
 
 def test_profiled_results_match_cpu(run):
@@ -66,11 +73,9 @@ def test_kernels_on_one_lane_per_stream(run):
     assert add["pid"] == mul["pid"] == 0  # tpu:0
     assert add["tid"] == 0 and add["args"]["stream"] == 0  # the default stream
     assert mul["tid"] == mul["args"]["stream"] != 0  # the side stream has its own lane
-    threads = _thread_names(run["events"])
-    # Kineto itself also names pids 0-15 ("GPU N") after the tpu's own names.
-    assert any(e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == 0
-               and e["args"]["name"] == "tpu:0" for e in run["events"])
-    assert threads[(0, 0)] == "stream 0"
+    threads, procs = _lane_names(run["events"])
+    assert procs[0] == "tpu:0" and procs[1] == "tpu:1"
+    assert threads[(0, 0)] == threads[(1, 0)] == "stream 0"
     assert threads[(0, mul["tid"])] == f"stream {mul['tid']}"
     assert all(e["dur"] >= 0 for e in kernels)
 
@@ -112,8 +117,6 @@ def test_memcpy_events_carry_bytes(run):
     d2d = names["Memcpy DtoD (Device -> Device)"]
     assert h2d["args"]["bytes"] == d2h["args"]["bytes"] == d2d["args"]["bytes"] == N * 4
     assert (h2d["pid"], d2h["pid"], d2d["pid"]) == (0, 0, 1)  # tpu:1's default stream ran the peer copy
-    assert any(e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == 1
-               and e["args"]["name"] == "tpu:1" for e in run["events"])
     # The innermost op on the launching thread: copy_ dispatches to _copy_from.
     assert h2d["args"]["op"] == d2h["args"]["op"] == "aten::_copy_from"
     assert h2d["ts"] <= d2h["ts"]
@@ -204,3 +207,26 @@ def test_record_memory_history_rejects_bad_arguments():
         torch.tpu.memory._record_memory_history(enabled="sometimes")
     with pytest.raises(ValueError, match="stacks"):
         torch.tpu.memory._record_memory_history(stacks="cpp")
+
+
+def test_profile_gpt_example_writes_trace_and_snapshot(tmp_path, capsys):
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "profile_gpt.py"
+    spec = importlib.util.spec_from_file_location("profile_gpt", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "gpt"
+    assert example.main(["--steps", "1", "--out", str(out)]) == 0
+    assert "Self TPU" in capsys.readouterr().out
+    with open(f"{out}.trace.json") as f:
+        events = json.load(f)["traceEvents"]
+    kernels = _device_events(events, "kernel")
+    # Forward and backward (the autograd engine's thread) kernels, each charged to its op.
+    assert {"aten::addmm", "aten::mm", "aten::_softmax_backward_data"} <= {k["args"].get("op") for k in kernels}
+    assert all("op" in k["args"] for k in kernels)
+    with open(f"{out}.memory.pickle", "rb") as f:
+        snap = pickle.load(f)
+    assert any(e["action"] == "alloc" for e in snap["device_traces"][0])
+    assert _memory_viz.trace(snap)

@@ -142,18 +142,28 @@ class TpuProfilerSession final : public libkineto::IActivityProfilerSession {
       }
       logger.handleGenericActivity(dev);
     }
-    // One process per tpu, one lane per stream that ran something.
+    devices_ = devices;
+    lanes_ = lanes;
+    // One process per tpu, one lane per stream that ran something. Kineto
+    // names processes 0-15 "GPU N" after processTrace and then asks the
+    // session for its device (one) and lanes: the first tpu is named there
+    // (last, so its name wins), the others here.
     for (int d : devices) {
-      logger.handleDeviceInfo(libkineto::DeviceInfo{d, d, "tpu:" + std::to_string(d), "torch_tpu simulated TPU"},
-                              0);
-    }
-    for (const auto& [d, s] : lanes) {
-      logger.handleResourceInfo(libkineto::ResourceInfo{s, s, d, "stream " + std::to_string(s)}, 0);
+      if (d != *devices.begin()) logger.handleDeviceInfo(device_info(d), 0);
     }
   }
 
-  std::unique_ptr<libkineto::DeviceInfo> getDeviceInfo() override { return nullptr; }
-  std::vector<libkineto::ResourceInfo> getResourceInfos() override { return {}; }
+  std::unique_ptr<libkineto::DeviceInfo> getDeviceInfo() override {
+    if (devices_.empty()) return nullptr;
+    return std::make_unique<libkineto::DeviceInfo>(device_info(*devices_.begin()));
+  }
+
+  std::vector<libkineto::ResourceInfo> getResourceInfos() override {
+    std::vector<libkineto::ResourceInfo> out;
+    for (const auto& [d, s] : lanes_) out.push_back(libkineto::ResourceInfo{s, s, d, "stream " + std::to_string(s)});
+    return out;
+  }
+
   std::unique_ptr<libkineto::CpuTraceBuffer> getTraceBuffer() override { return nullptr; }
 
   // Kineto calls these on the thread of each CPU op as it starts and ends.
@@ -165,7 +175,13 @@ class TpuProfilerSession final : public libkineto::IActivityProfilerSession {
   }
 
  private:
+  static libkineto::DeviceInfo device_info(int device) {
+    return libkineto::DeviceInfo{device, device, "tpu:" + std::to_string(device), "torch_tpu simulated TPU"};
+  }
+
   const bool record_;
+  std::set<int> devices_;                 // the tpus and streams the records came from
+  std::set<std::pair<int, int>> lanes_;
 };
 
 class TpuActivityProfiler final : public libkineto::IActivityProfiler {
