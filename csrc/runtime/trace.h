@@ -2,7 +2,8 @@
 // While tracing is on, every stream task (kernel, copy, memset) leaves one
 // record: its name, stream, when the host enqueued it and when the device ran
 // it, the host's correlation id at launch time, and the bytes a copy moved.
-// While it is off, a launch and a task pay one relaxed atomic load each.
+// While it is off, a launch pays one relaxed atomic load and the worker one
+// test of a flag in the task it runs.
 // Torch-free, like the rest of csrc/runtime (csrc/profiler feeds Kineto).
 #pragma once
 
