@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <torch/csrc/Generator.h>
+#include <torch/csrc/profiler/combined_traceback.h>
 
 #include <chrono>
 #include <utility>
@@ -22,9 +23,17 @@
 #include "kernels/linalg/lapack.h"
 #include "python/compiled_launch.h"
 #include "runtime/runtime.h"
+#include "runtime/trace.h"
 
 namespace py = pybind11;
 using namespace torch_tpu;
+
+namespace torch {
+// Declared in torch/csrc/profiler/python/combined_traceback.h, which the
+// wheel cannot compile (it includes nlohmann/json.hpp, not shipped);
+// exported by libtorch_python. Turns tracebacks into lists of frame dicts.
+std::vector<pybind11::object> py_symbolize(std::vector<CapturedTraceback*>& to_symbolize);
+}  // namespace torch
 
 namespace {
 
@@ -68,8 +77,33 @@ py::dict cpu_capability() {
   return d;
 }
 
+// Turns the gathered contexts (CapturedTraceback, see record_memory_history)
+// into lists of {"filename", "line", "name"} frames; [] for none.
+class FrameSymbolizer {
+ public:
+  // Returns the slot whose frames `ctx` will get.
+  size_t add(const std::shared_ptr<c10::GatheredContext>& ctx) {
+    auto* tb = dynamic_cast<torch::CapturedTraceback*>(ctx.get());
+    slots_.push_back(tb);
+    if (tb != nullptr) pending_.push_back(tb);
+    return slots_.size() - 1;
+  }
+  std::vector<py::object> frames() {
+    std::vector<py::object> symbolized = torch::py_symbolize(pending_);
+    std::vector<py::object> out;
+    size_t next = 0;
+    for (auto* tb : slots_) out.push_back(tb != nullptr ? symbolized.at(next++) : py::list());
+    return out;
+  }
+
+ private:
+  std::vector<torch::CapturedTraceback*> slots_, pending_;
+};
+
 py::list memory_snapshot() {
   py::list segments;
+  FrameSymbolizer symbolizer;
+  std::vector<std::pair<py::dict, size_t>> framed;  // (block, slot)
   for (const auto& seg : aten::memory_snapshot()) {
     py::dict s;
     s["device"] = static_cast<int>(seg.device);
@@ -91,13 +125,59 @@ py::list memory_snapshot() {
       bd["requested_size"] = b.requested_size;
       bd["state"] = b.allocated ? "active_allocated"
                                 : (b.active ? "active_pending_free" : "inactive");
+      framed.emplace_back(bd, symbolizer.add(b.context_when_allocated));
       blocks.append(bd);
       address += b.size;
     }
     s["blocks"] = blocks;
+    s["frames"] = py::list();
+    s["is_expandable"] = false;
     segments.append(s);
   }
+  const std::vector<py::object> frames = symbolizer.frames();
+  for (auto& [bd, slot] : framed) bd["frames"] = frames[slot];
   return segments;
+}
+
+// torch.tpu.memory._record_memory_history: contexts are Python stacks, with
+// C++ frames too when `cpp`.
+void record_memory_history(bool enabled, bool record_events, bool gather, bool gather_frees, bool cpp,
+                           size_t max_entries) {
+  aten::GatherContext gather_fn;
+  if (gather) {
+    gather_fn = [cpp]() -> std::shared_ptr<c10::GatheredContext> {
+      return torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, cpp);
+    };
+  }
+  aten::record_memory_history(enabled, record_events, std::move(gather_fn), gather_frees, max_entries);
+}
+
+// Each device's history events, as torch.cuda.memory._snapshot()["device_traces"].
+py::list memory_history() {
+  const auto history = aten::memory_history();
+  FrameSymbolizer symbolizer;
+  std::vector<std::pair<py::dict, size_t>> framed;
+  py::list devices;
+  for (const auto& events : history) {
+    py::list trace;
+    for (const auto& e : events) {
+      py::dict d;
+      d["action"] = aten::history_action_name(e.action);
+      d["addr"] = e.addr;
+      d["size"] = e.size;
+      d["stream"] = e.stream;
+      d["time_us"] = e.time_us;
+      if (e.action == aten::HistoryEvent::kOom) d["device_free"] = e.device_free;
+      d["compile_context"] = "";
+      d["user_metadata"] = "";
+      framed.emplace_back(d, symbolizer.add(e.context));
+      trace.append(d);
+    }
+    devices.append(trace);
+  }
+  const std::vector<py::object> frames = symbolizer.frames();
+  for (auto& [d, slot] : framed) d["frames"] = frames[slot];
+  return devices;
 }
 
 py::dict stats() {
@@ -188,6 +268,12 @@ PYBIND11_MODULE(_C, m) {
     return py::reinterpret_steal<py::object>(THPGenerator_initDefaultGenerator(gen));
   });
   m.def("_memory_snapshot", &memory_snapshot);
+  m.def("_record_memory_history", &record_memory_history);
+  m.def("_memory_history", &memory_history);
+  // The profiler's device records (runtime/trace.h): how tests prove that
+  // nothing is recorded while the profiler is off.
+  m.def("_trace_record_count", [] { return runtime::trace_record_count(); });
+  m.def("_tracing", [] { return runtime::tracing(); });
   m.def("_is_in_bad_fork", [] { return runtime::in_bad_fork(); });
   m.def("_set_memory_fraction", [](double fraction, int device) {
     aten::set_memory_fraction(static_cast<c10::DeviceIndex>(device), fraction);

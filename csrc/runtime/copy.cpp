@@ -140,6 +140,12 @@ void set_bytes(char* dst, int value, size_t n) {
   });
 }
 
+TraceKind trace_kind(const CopyPlan& plan) {
+  const bool src_dev = plan.src.where == Where::kDevice, dst_dev = plan.dst.where == Where::kDevice;
+  if (src_dev) return dst_dev ? TraceKind::kMemcpyDtoD : TraceKind::kMemcpyDtoH;
+  return dst_dev ? TraceKind::kMemcpyHtoD : TraceKind::kMemcpyHtoH;
+}
+
 // Runs `task` on `s`, or inline when the caller is that stream's own worker
 // (waiting for it would deadlock; in-order execution makes inline correct).
 Status run_and_wait(StreamImpl* s, Task&& task) {
@@ -160,6 +166,7 @@ Status run_and_wait(StreamImpl* s, Task&& task) {
 // With sync, returns after the copy and all earlier work on s ran (and
 // reports their failures); otherwise follows memcpy_async's host rules.
 Status submit_copy(CopyPlan& plan, void* dst, const void* src, size_t n, StreamImpl* s, bool sync) {
+  const int64_t trace_begin = tracing_on() ? trace_clock_ns() : 0;  // staging counts as launch time
   const bool src_pageable = plan.src.where == Where::kPageable;
   const bool dst_pageable = plan.dst.where == Where::kPageable;
   if (src_pageable && dst_pageable && !sync) {  // no device or pinned memory: nothing to order
@@ -189,6 +196,7 @@ Status submit_copy(CopyPlan& plan, void* dst, const void* src, size_t n, StreamI
     copy_bytes(to, from, n);
     staging.reset();
   };
+  if (trace_begin != 0) stamp(task, trace_kind(plan), n, trace_begin);
   if (wait) return run_and_wait(s, std::move(task));
   enqueue(s, std::move(task));
   return Status::kSuccess;
@@ -278,6 +286,7 @@ Status memset_async(void* dst, int value, size_t n, Stream s) {
   task.allocs = std::move(plan.refs);
   plan.refs.clear();
   task.fn = fill;
+  if (tracing_on()) stamp(task, TraceKind::kMemset, n, trace_clock_ns());
   enqueue(impl, std::move(task));
   return Status::kSuccess;
 }

@@ -23,6 +23,7 @@ std::atomic<uint64_t> g_launches{0};
 uint64_t launch_count() { return g_launches.load(std::memory_order_relaxed); }
 
 Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& body) {
+  const int64_t trace_begin = tracing_on() ? trace_clock_ns() : 0;
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
   if (bad_fork()) return forked_error();
@@ -53,6 +54,7 @@ Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& 
     }
     if (Allocation* a = find_allocation(device, p, /*take_pending=*/true)) task.allocs.push_back(a);
   }
+  if (trace_begin != 0) stamp(task, TraceKind::kKernel, 0, trace_begin);
   publish(impl, task);
   g_launches.fetch_add(1, std::memory_order_relaxed);
   return Status::kSuccess;

@@ -59,6 +59,7 @@ void run_task(StreamImpl* s, Task& t) {
   ctx.task_local = &t.local;
   set_thread_task(ctx.slot, ctx.task_name);
   begin_access(t.allocs);
+  const int64_t trace_start = t.trace.on ? trace_clock_ns() : 0;
   try {
     t.fn();
   } catch (const std::exception& e) {
@@ -66,6 +67,7 @@ void run_task(StreamImpl* s, Task& t) {
   } catch (...) {
     record_error(s, t, "unknown exception (not derived from std::exception)");
   }
+  if (t.trace.on) record_trace(s, t, trace_start, trace_clock_ns());
   end_access(t.allocs);
   set_thread_task(ctx.slot, nullptr);
   ctx.task_name = nullptr;
@@ -366,6 +368,7 @@ Status stream_create(int device, int priority, Stream* out) {
       s->in_use.store(true, std::memory_order_relaxed);
     } else {
       s = new_stream(device, priority, /*is_default=*/false);
+      s->index = static_cast<int>(dev->streams.size());
       dev->streams.push_back(s);
     }
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "memory_internal.h"
+#include "runtime/trace.h"
 #include "runtime_internal.h"
 
 namespace torch_tpu::runtime {
@@ -17,6 +18,17 @@ namespace torch_tpu::runtime {
 namespace detail {
 
 struct CaptureImpl;
+
+// What the host noted about a task while tracing was on (trace.h); `on`
+// stays false otherwise, so the worker records only stamped tasks.
+struct TraceStamp {
+  bool on = false;
+  TraceKind kind = TraceKind::kKernel;
+  uint64_t bytes = 0;
+  uint64_t correlation = 0;
+  uint64_t host_thread = 0;
+  int64_t launch_begin_ns = 0, launch_end_ns = 0;
+};
 
 // One unit of stream work. `allocs` are the device allocations it names
 // that need a record (pending references already taken); `local` the named
@@ -30,12 +42,14 @@ struct alignas(64) Task {
   std::string name;
   AllocList allocs;
   BufferList local;
+  TraceStamp trace;
   // Back to empty, keeping the name's and the lists' buffers.
   void reset() {
     fn.reset();
     name.clear();
     allocs.clear();
     local.clear();
+    trace.on = false;
   }
 };
 
@@ -64,6 +78,7 @@ struct StreamImpl {
   int priority = 0;
   bool is_default = false;
   std::atomic<bool> in_use{true};
+  int index = 0;  // position in its device's stream list (0: the default stream); the profiler's lane
   // Non-null while the stream records into a capture (capture_internal.h);
   // read by every enqueue, written when a capture begins, ends or is joined.
   std::atomic<detail::CaptureImpl*> capture{nullptr};
@@ -109,6 +124,11 @@ struct StreamImpl {
   std::mutex error_mu;
   std::string error;
   int extra_errors = 0;
+
+  // Trace records of finished stamped tasks (trace.h); appended by the
+  // worker, taken by the profiler.
+  alignas(64) std::mutex trace_mu;
+  std::vector<TraceRecord> trace_records;
 };
 
 namespace detail {
@@ -139,6 +159,13 @@ Status take_error(StreamImpl* s);
 // A snapshot of a device's streams (empty for an invalid index). Streams are
 // never freed, only reused, so the pointers stay valid.
 std::vector<StreamImpl*> streams_of(int device);
+// Tracing (trace.cpp): the global switch, read with one relaxed load per
+// launch; stamp() notes the host side of a task about to be published (call
+// it only when tracing_on(), last before publishing), record_trace() the device side once it ran.
+extern std::atomic<bool> g_tracing;
+inline bool tracing_on() { return g_tracing.load(std::memory_order_relaxed); }
+void stamp(Task& task, TraceKind kind, uint64_t bytes, int64_t launch_begin_ns);
+void record_trace(StreamImpl* s, const Task& task, int64_t start_ns, int64_t end_ns);
 // Creates the default stream object of a device (no thread yet).
 StreamImpl* new_stream(int device, int priority, bool is_default);
 

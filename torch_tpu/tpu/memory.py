@@ -5,8 +5,10 @@ torch.tpu.memory_stats() and torch.accelerator.memory_stats() agree."""
 
 from __future__ import annotations
 
+import pickle
+import sys
 from collections import OrderedDict
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
@@ -60,6 +62,66 @@ def memory_snapshot() -> List[Dict[str, Any]]:
     """One dict per segment (device allocation) with its blocks, as
     torch.cuda.memory_snapshot() lists them."""
     return _C._memory_snapshot()
+
+
+def _record_memory_history(
+    enabled: Optional[str] = "all",
+    context: Optional[str] = "all",
+    stacks: str = "all",
+    max_entries: int = sys.maxsize,
+    device: _DeviceLike = None,
+) -> None:
+    """Records the allocator's history, as torch.cuda.memory._record_memory_history.
+
+    enabled: "all" keeps the last `max_entries` alloc/free/segment events of
+    every device; "state" keeps only the stacks of live blocks; None stops
+    and drops everything recorded. context: which stacks are kept (None:
+    none; "state" or "alloc": of each allocation, its block and its event;
+    "all": of frees too). stacks: "python" or "all" (Python and C++
+    frames). `device` is
+    accepted for torch.cuda's signature; the history covers every device.
+    """
+    if enabled is True or enabled is False:  # torch.cuda's legacy boolean form
+        enabled = "all" if enabled else None
+    if enabled not in (None, "state", "all"):
+        raise ValueError(f"enabled must be None, 'state' or 'all', got {enabled!r}")
+    if context not in (None, "state", "alloc", "all"):
+        raise ValueError(f"context must be None, 'state', 'alloc' or 'all', got {context!r}")
+    if stacks not in ("python", "all"):
+        raise ValueError(f"stacks must be 'python' or 'all', got {stacks!r}")
+    if not isinstance(max_entries, int) or max_entries < 0:
+        raise ValueError(f"max_entries must be a non-negative int, got {max_entries!r}")
+    if device is not None:
+        _device_index(device)  # validates it
+    _C._record_memory_history(
+        enabled is not None,
+        enabled == "all",
+        context is not None,
+        context == "all",
+        stacks == "all",
+        max_entries,
+    )
+
+
+def _snapshot(device: _DeviceLike = None) -> Dict[str, Any]:
+    """The allocator's state and recorded history, shaped like
+    torch.cuda.memory._snapshot(): "segments" (memory_snapshot(), blocks with
+    the "frames" of their allocation) and "device_traces" (one event list
+    per device). torch/cuda/_memory_viz.py and https://pytorch.org/memory_viz
+    read it."""
+    if device is not None:
+        _device_index(device)
+    return {
+        "segments": memory_snapshot(),
+        "device_traces": _C._memory_history(),
+        "allocator_settings": {},
+    }
+
+
+def _dump_snapshot(filename: str = "dump_snapshot.pickle") -> None:
+    """Writes _snapshot() as a pickle, the file https://pytorch.org/memory_viz opens."""
+    with open(filename, "wb") as f:
+        pickle.dump(_snapshot(), f)
 
 
 def _format_bytes(n: int) -> str:

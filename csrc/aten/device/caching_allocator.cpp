@@ -1,7 +1,9 @@
 #include "aten/device/caching_allocator.h"
 
+#include <c10/util/ApproximateClock.h>
 #include <c10/util/irange.h>
 
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <deque>
@@ -30,6 +32,16 @@ constexpr size_t kLargeBuffer = 20 << 20;     // segment for 1..10 MiB requests
 constexpr size_t kMinLargeAlloc = 10 << 20;   // from here segments are exact
 constexpr size_t kRoundLarge = 2 << 20;       // ... rounded to 2 MiB
 
+// Memory history switches (record_memory_history). The settings change
+// under g_history_mu; an allocation reads g_history_on alone when it is off.
+std::atomic<bool> g_history_on{false};
+std::mutex g_history_mu;
+bool g_history_events = false;
+bool g_gather_frees = false;
+GatherContext g_gather;
+
+int64_t now_us() { return c10::getTime() / 1000; }
+
 struct BlockPool;
 
 struct Block {
@@ -44,6 +56,7 @@ struct Block {
   Block* next = nullptr;
   std::unordered_set<runtime::Stream> stream_uses;  // from recordStream
   int pending_events = 0;                           // deferred free in flight
+  std::shared_ptr<c10::GatheredContext> context;    // memory history: where it was allocated
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
   bool is_free() const { return !allocated && pending_events == 0; }
@@ -135,8 +148,9 @@ class DeviceCache {
  public:
   explicit DeviceCache(c10::DeviceIndex device) : device_(device) {}
 
-  Block* malloc(size_t size, runtime::Stream stream) {
+  Block* malloc(size_t size, runtime::Stream stream, std::shared_ptr<c10::GatheredContext> context) {
     std::lock_guard<std::mutex> g(mu_);
+    context_ = std::move(context);  // for the history events below
     process_pending_frees();
     const size_t rounded = round_size(size);
     BlockPool& pool = pool_for(rounded, stream);
@@ -159,12 +173,18 @@ class DeviceCache {
     }
     if (block == nullptr) {
       stats_.num_ooms += 1;
+      if (history_) {
+        size_t free_bytes = 0, total_bytes = 0;
+        runtime::mem_get_info(device_, &free_bytes, &total_bytes);
+        note(HistoryEvent::kOom, 0, size, stream).device_free = free_bytes;
+      }
       throw_oom(size);
     }
     if (should_split(*block, rounded)) {
       Block* rest = spare_block();
       *rest = *block;
       rest->stream_uses.clear();
+      rest->context.reset();
       rest->ptr = static_cast<char*>(block->ptr) + rounded;
       rest->size = block->size - rounded;
       rest->prev = block;
@@ -176,6 +196,11 @@ class DeviceCache {
     }
     block->allocated = true;
     block->requested = size;
+    if (history_) {
+      block->context = context_;
+      note(HistoryEvent::kAlloc, block->ptr, block->size, stream);
+    }
+    context_.reset();
     update(block->pool, [&](StatType t) {
       stats_.allocation[idx(t)].increase(1);
       stats_.allocated_bytes[idx(t)].increase(block->size);
@@ -186,9 +211,15 @@ class DeviceCache {
     return block;
   }
 
-  void free(Block* block) {
+  void free(Block* block, std::shared_ptr<c10::GatheredContext> context) {
     std::lock_guard<std::mutex> g(mu_);
     block->allocated = false;
+    if (history_) {
+      context_ = std::move(context);
+      note(HistoryEvent::kFreeRequested, block->ptr, block->size, block->stream);
+      context_.reset();
+    }
+    block->context.reset();
     update(block->pool, [&](StatType t) {
       stats_.allocation[idx(t)].decrease(1);
       stats_.allocated_bytes[idx(t)].decrease(block->size);
@@ -382,6 +413,7 @@ class DeviceCache {
         info.requested_size = b->allocated ? b->requested : 0;
         info.allocated = b->allocated;
         info.active = !b->is_free();
+        if (b->allocated) info.context_when_allocated = b->context;
         seg.total_size += b->size;
         if (b->allocated) {
           seg.allocated_size += b->size;
@@ -394,8 +426,50 @@ class DeviceCache {
     }
   }
 
+  // Memory history: on, events kept (at most max_entries), or off (all dropped).
+  void set_history(bool on, bool events, size_t max_entries) {
+    std::lock_guard<std::mutex> g(mu_);
+    history_ = on;
+    history_events_ = on && events;
+    history_max_ = max_entries;
+    if (!history_events_) events_.clear();
+    while (events_.size() > history_max_) events_.pop_front();
+    if (!on) {
+      for (auto& [base, head] : segments_) {
+        for (Block* b = head; b != nullptr; b = b->next) b->context.reset();
+      }
+    }
+  }
+
+  std::vector<HistoryEvent> history() {
+    std::lock_guard<std::mutex> g(mu_);
+    return {events_.begin(), events_.end()};
+  }
+
+  // Current allocated and reserved bytes, as the profiler's memory events report them.
+  std::pair<int64_t, int64_t> usage() {
+    std::lock_guard<std::mutex> g(mu_);
+    const auto agg = idx(StatType::AGGREGATE);
+    return {stats_.allocated_bytes[agg].current, stats_.reserved_bytes[agg].current};
+  }
+
  private:
   static size_t idx(StatType t) { return static_cast<size_t>(t); }
+
+  // Appends a history event (under mu_) with the current call's context.
+  HistoryEvent& note(HistoryEvent::Action action, const void* addr, size_t size, runtime::Stream stream) {
+    static HistoryEvent ignored;
+    if (!history_events_ || history_max_ == 0) return ignored = HistoryEvent();
+    if (events_.size() >= history_max_) events_.pop_front();
+    HistoryEvent& e = events_.emplace_back();
+    e.action = action;
+    e.addr = reinterpret_cast<uintptr_t>(addr);
+    e.size = size;
+    e.stream = reinterpret_cast<uintptr_t>(stream);
+    e.time_us = now_us();
+    e.context = context_;
+    return e;
+  }
 
   template <typename F>
   void update(const BlockPool* pool, F f) {
@@ -504,6 +578,7 @@ class DeviceCache {
     block->pool = &pool;
     segments_[reinterpret_cast<uintptr_t>(ptr)] = block;
     stats_.num_device_alloc += 1;
+    if (history_) note(HistoryEvent::kSegmentAlloc, ptr, bytes, stream);
     update(&pool, [&](StatType t) {
       stats_.segment[idx(t)].increase(1);
       stats_.reserved_bytes[idx(t)].increase(bytes);
@@ -513,6 +588,7 @@ class DeviceCache {
 
   // A block nobody uses any more: merge it with free neighbours, then cache.
   void return_to_pool(Block* block) {
+    if (history_) note(HistoryEvent::kFreeCompleted, block->ptr, block->size, block->stream);
     update(block->pool, [&](StatType t) {
       stats_.active[idx(t)].decrease(1);
       stats_.active_bytes[idx(t)].decrease(block->size);
@@ -596,6 +672,7 @@ class DeviceCache {
       }
       it = pool.free_blocks.erase(it);
       segments_.erase(reinterpret_cast<uintptr_t>(block->ptr));
+      if (history_) note(HistoryEvent::kSegmentFree, block->ptr, block->size, block->stream);
       TPU_CHECK(runtime::free(block->ptr));
       stats_.num_device_free += 1;
       update(&pool, [&](StatType t) {
@@ -655,6 +732,11 @@ class DeviceCache {
   std::vector<std::pair<uint64_t, PrivatePool*>> routes_;   // capture id -> pool
   std::vector<std::pair<std::thread::id, PrivatePool*>> thread_routes_;  // use_mem_pool
   std::vector<Block*> deferred_;  // freed during a capture, waiting for recordStream users
+  bool history_ = false;          // memory history on (blocks keep their context)
+  bool history_events_ = false;   // ... and events are kept
+  size_t history_max_ = 0;
+  std::deque<HistoryEvent> events_;
+  std::shared_ptr<c10::GatheredContext> context_;  // the running malloc's or free's context
   size_t limit_ = 0;              // bytes this process may reserve (0: the whole device)
   double fraction_ = 1.0;
   DeviceStats stats_;
@@ -672,12 +754,38 @@ DeviceCache& cache(c10::DeviceIndex device) {
   return *caches[device];
 }
 
+// The context of an allocation or free, gathered before the allocator's
+// lock is taken (gathering may take the GIL).
+std::shared_ptr<c10::GatheredContext> gather_context(bool for_free) {
+  if (!g_history_on.load(std::memory_order_relaxed)) return nullptr;
+  GatherContext gather;
+  {
+    std::lock_guard<std::mutex> lock(g_history_mu);
+    if (!g_gather || (for_free && !g_gather_frees)) return nullptr;
+    gather = g_gather;
+  }
+  return gather();
+}
+
+// profile_memory=True: the profiler's memory events (a thread-local check
+// when the profiler is off).
+void report_to_profiler(void* ptr, int64_t delta, c10::DeviceIndex device) {
+  if (!c10::memoryProfilingEnabled()) return;
+  const auto [allocated, reserved] = cache(device).usage();
+  c10::reportMemoryUsageToProfiler(ptr, delta, static_cast<size_t>(allocated), static_cast<size_t>(reserved),
+                                   tpu_device(device));
+}
+
 void delete_block(void* ctx) {
   // A child forked after the device started cannot touch it (e.g. a fork
   // based DataLoader worker freeing an inherited tensor): leak, don't throw.
   if (runtime::in_bad_fork()) return;
   auto* block = static_cast<Block*>(ctx);
-  cache(block->device).free(block);
+  const c10::DeviceIndex device = block->device;
+  const size_t size = block->size;
+  void* ptr = block->ptr;
+  cache(device).free(block, gather_context(/*for_free=*/true));
+  report_to_profiler(ptr, -static_cast<int64_t>(size), device);
 }
 
 void delete_raw(void* ptr) {
@@ -688,7 +796,9 @@ void delete_raw(void* ptr) {
   auto& c = cache(static_cast<c10::DeviceIndex>(attr.device));
   Block* block = c.find_allocated(ptr);
   TORCH_CHECK(block != nullptr, "tpu pointer ", ptr, " was not allocated by the allocator");
-  c.free(block);
+  const size_t block_size = block->size;
+  c.free(block, gather_context(/*for_free=*/true));
+  report_to_profiler(ptr, -static_cast<int64_t>(block_size), static_cast<c10::DeviceIndex>(attr.device));
 }
 
 class TpuCachingAllocator final : public c10::DeviceAllocator {
@@ -696,7 +806,9 @@ class TpuCachingAllocator final : public c10::DeviceAllocator {
   c10::DataPtr allocate(size_t nbytes) override {
     const c10::DeviceIndex device = current_device();
     if (nbytes == 0) return c10::DataPtr(nullptr, tpu_device(device));
-    Block* block = cache(device).malloc(nbytes, native_stream(current_stream(device)));
+    Block* block = cache(device).malloc(nbytes, native_stream(current_stream(device)),
+                                        gather_context(/*for_free=*/false));
+    report_to_profiler(block->ptr, static_cast<int64_t>(block->size), device);
     return c10::DataPtr(block->ptr, block, &delete_block, tpu_device(device));
   }
 
@@ -766,6 +878,36 @@ void end_thread_route(c10::DeviceIndex device, c10::MempoolId_t pool) {
   if (cache(device).end_thread_route(pool)) cache(device).release_pool(pool);
 }
 int pool_use_count(c10::DeviceIndex device, c10::MempoolId_t pool) { return cache(device).use_count(pool); }
+
+void record_memory_history(bool enabled, bool record_events, GatherContext gather, bool gather_frees,
+                           size_t max_entries) {
+  {
+    std::lock_guard<std::mutex> lock(g_history_mu);
+    g_history_events = enabled && record_events;
+    g_gather_frees = enabled && record_events && gather_frees;
+    g_gather = enabled ? std::move(gather) : nullptr;
+    g_history_on.store(enabled, std::memory_order_relaxed);
+  }
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) cache(d).set_history(enabled, record_events, max_entries);
+}
+
+std::vector<std::vector<HistoryEvent>> memory_history() {
+  std::vector<std::vector<HistoryEvent>> out;
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) out.push_back(cache(d).history());
+  return out;
+}
+
+const char* history_action_name(HistoryEvent::Action action) {
+  switch (action) {
+    case HistoryEvent::kAlloc: return "alloc";
+    case HistoryEvent::kFreeRequested: return "free_requested";
+    case HistoryEvent::kFreeCompleted: return "free_completed";
+    case HistoryEvent::kSegmentAlloc: return "segment_alloc";
+    case HistoryEvent::kSegmentFree: return "segment_free";
+    case HistoryEvent::kOom: return "oom";
+  }
+  return "unknown";
+}
 
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot() {
   std::vector<c10::CachingDeviceAllocator::SegmentInfo> out;

@@ -14,6 +14,9 @@
 
 #include <c10/core/CachingDeviceAllocator.h>
 
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace torch_tpu::aten {
@@ -42,6 +45,32 @@ double memory_fraction(c10::DeviceIndex device);
 
 // One entry per segment (device allocation), with its blocks; the data
 // behind torch.tpu.memory_snapshot().
+// Blocks carry the context (stack) of their allocation while history is
+// recorded (BlockInfo::context_when_allocated).
 std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot();
+
+// Memory history, the data behind torch.tpu.memory._snapshot() (shaped like
+// torch.cuda's, so torch/cuda/_memory_viz.py reads it). While on, the
+// allocator keeps each device's last `max_entries` events (when
+// `record_events`) and, when `gather` is set, the context it returns for
+// each allocation (its block and its event) and, with `gather_frees`, for
+// each free event. Off (the default), an allocation pays one relaxed atomic
+// load.
+struct HistoryEvent {
+  enum Action { kAlloc, kFreeRequested, kFreeCompleted, kSegmentAlloc, kSegmentFree, kOom };
+  Action action = kAlloc;
+  uintptr_t addr = 0;
+  size_t size = 0;
+  uintptr_t stream = 0;
+  int64_t time_us = 0;
+  size_t device_free = 0;  // kOom: what the device had left
+  std::shared_ptr<c10::GatheredContext> context;
+};
+using GatherContext = std::function<std::shared_ptr<c10::GatheredContext>()>;
+void record_memory_history(bool enabled, bool record_events, GatherContext gather, bool gather_frees,
+                           size_t max_entries);
+// Each device's recorded events, oldest first.
+std::vector<std::vector<HistoryEvent>> memory_history();
+const char* history_action_name(HistoryEvent::Action action);
 
 }  // namespace torch_tpu::aten

@@ -9,6 +9,7 @@
 #include "aten/device/backend.h"
 #include "aten/device/caching_allocator.h"
 #include "aten/device/host_allocator.h"
+#include "profiler/tpu_activity_profiler.h"
 
 namespace torch_tpu::aten {
 namespace {
@@ -40,6 +41,7 @@ void register_backend() {
     register_generated_autocast();
     register_fallback();
     register_math_bit_fallthroughs();
+    profiler::register_profiler();
   });
 }
 
