@@ -57,7 +57,7 @@ DEVICE = "tpu"
 # The meta check predicts each sample twice (FakeTensor, meta device) through
 # torch's Python meta functions: the first samples that reach the entry's
 # overloads, in both layouts, cover the shapes and strides of an OpInfo (the
-# values check runs all of them).
+# values check runs up to MAX_VALUES_SAMPLES).
 MAX_META_SAMPLES = 12
 # torch's reference_inputs functions for elementwise ops yield the sample
 # inputs, then more shapes, small, large and extremal values (up to 62 samples
@@ -71,6 +71,12 @@ MAX_REFERENCE_NUMEL = 1 << 16
 # (max_pool2d has 1440: one CPU backward each costs more than the rest of
 # the check).
 MAX_GRAD_SAMPLES = 32
+# The values and out checks run every sample of an OpInfo up to this many,
+# and beyond it this many evenly spaced: a few OpInfos enumerate every
+# parameter combination (max_pool2d: 1440 samples, ~9 s a dtype; max_pool1d
+# 864, logspace 1201, max_pool3d 576, unique 528), and every fourth or fifth
+# of them still covers each combination's class.
+MAX_VALUES_SAMPLES = 360
 CHECKS = ("values", "meta", "out", "reference", "grad", "errors", "autocast")
 
 
@@ -448,6 +454,8 @@ def _samples(c: Case):
     samples = list(op.sample_inputs("cpu", dtype, requires_grad=c.check == "grad"))
     if c.check == "grad":
         samples = samples[::max(1, -(-len(samples) // MAX_GRAD_SAMPLES))]
+    elif len(samples) > MAX_VALUES_SAMPLES:
+        samples = samples[::-(-len(samples) // MAX_VALUES_SAMPLES)]
     return op, samples
 
 

@@ -5,7 +5,6 @@ against CPU eager: dtypes, empty/1-size/odd shapes (edge tiles of the GEMM),
 transposed and sliced views, broadcast batches, alpha/beta (beta=0 ignores
 NaN), in place, out=, aliasing and errors (PyTorch's types and messages)."""
 
-import contextlib
 
 import pytest
 import torch
@@ -45,32 +44,6 @@ def assert_matches(fn, *cpu_args, dtype=None, **kw):
     assert got.shape == want.shape and got.dtype == want.dtype
     torch.testing.assert_close(got.cpu(), want, **tol(dtype or want.dtype), equal_nan=True)
     return got
-
-
-def has_tpu_kernel(op):
-    return torch._C._dispatch_has_kernel_for_dispatch_key(op, "PrivateUse1")
-
-
-@contextlib.contextmanager
-def fallback_only_for(ops):
-    """Runs the block with host fallback allowed for `ops` (other families'
-    ops not on tpu yet, e.g. sum for a bias gradient); any other fallback
-    fails the test."""
-    missing = [op for op in ops if not has_tpu_kernel(op)]
-    if not missing:
-        with torch_tpu.no_fallback():
-            yield
-        return
-    before = torch_tpu.telemetry.fallback_calls()
-    policy = torch_tpu.get_fallback_policy()
-    torch_tpu.set_fallback_policy("allow")
-    try:
-        yield
-    finally:
-        torch_tpu.set_fallback_policy(policy)
-    after = torch_tpu.telemetry.fallback_calls()
-    new = {op for op, n in after.items() if n > before.get(op, 0)}
-    assert new <= set(missing), f"unexpected host fallback: {sorted(new - set(missing))}"
 
 
 def error_of(fn, *args):
@@ -311,7 +284,7 @@ def test_linear_forward_backward(dtype, bias, shape):
     with torch_tpu.no_fallback():
         y = lin_t(xt)
     # The bias gradient is a sum over the batch (the reductions family).
-    with fallback_only_for(["aten::sum.IntList_out"] if bias else []):
+    with torch_tpu.no_fallback():
         y.backward(tpu(g))
     torch.testing.assert_close(y.detach().cpu(), lin(x).detach(), **tol(dtype))
     torch.testing.assert_close(xt.grad.cpu(), x.grad, **tol(dtype))
@@ -418,14 +391,6 @@ def test_embedding_backward_errors():
 
 # --- scaled_dot_product_attention (math path) ----------------------------------------------
 
-# Ops of ATen's math path that belong to other families (softmax, masks,
-# dropout): allowed to run on the host until they have tpu kernels. The
-# matrix products must run on the device.
-SDPA_OTHER_FAMILIES = ["aten::_softmax.out", "aten::_softmax_backward_data.out", "aten::all.out",
-                       "aten::isneginf.out", "aten::where.self", "aten::where.self_out", "aten::tril.out",
-                       "aten::native_dropout", "aten::native_dropout_backward", "aten::sum.IntList_out"]
-
-
 def test_fused_sdp_choice_is_math():
     q = tpu(values((2, 3, 8, 16), torch.float32))
     with torch_tpu.no_fallback():
@@ -452,7 +417,7 @@ def test_sdpa_math_path(dtype, mask):
     qt, kt, vt = (tpu(t).requires_grad_() for t in (q, k, v))
     tkw = {n: tpu(t) if isinstance(t, torch.Tensor) else t for n, t in kw.items()}
     torch_tpu.reset_stats()
-    with fallback_only_for(SDPA_OTHER_FAMILIES):
+    with torch_tpu.no_fallback():
         got = F.scaled_dot_product_attention(qt, kt, vt, **tkw)
         got.backward(tpu(g))
     ops = torch_tpu.stats()["ops"]
@@ -465,7 +430,7 @@ def test_sdpa_math_path(dtype, mask):
 
 def test_sdpa_dropout():
     q, k, v = (tpu(torch.randn(2, 2, 16, 8)) for _ in range(3))
-    with fallback_only_for(SDPA_OTHER_FAMILIES):
+    with torch_tpu.no_fallback():
         plain = F.scaled_dot_product_attention(q, k, v)
         dropped = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
     assert dropped.shape == plain.shape and torch.isfinite(dropped.cpu()).all()

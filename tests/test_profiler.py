@@ -155,6 +155,10 @@ def test_nothing_recorded_while_the_profiler_is_off():
 
 
 def test_memory_snapshot_reads_in_pytorch_visualizer(tmp_path):
+    # Blocks cached by earlier tests would serve `kept` without a new segment
+    # (the trace's "cudaMalloc(" line below).
+    torch.tpu.synchronize()
+    torch.tpu.empty_cache()
     torch.tpu.memory._record_memory_history(max_entries=1000)
     try:
         kept = torch.empty(3 * 1024 * 1024 // 4, device="tpu")  # a block of its own
