@@ -220,6 +220,11 @@ def random_program(seed: int, steps: int = 8) -> dict:
     return {"seed": seed, "inputs": inputs, "steps": prog}
 
 
+# Steps over all runs: compared (both computed; every live slot compared),
+# both_raised (the same exception type on both), skipped (see _run).
+STATS = {"compared": 0, "both_raised": 0, "skipped": 0}
+
+
 def _float_tolerance(program: dict) -> dict:
     """Floats are compared at the precision of the least precise type the
     program computes in: a float64 slot can hold a float32 result (type
@@ -250,11 +255,14 @@ def _run(program: dict, device: str, skip_known: bool) -> str | None:
     dev = [make_input(s, device) for s in program["inputs"]]
     for k, step in enumerate(program["steps"]):
         name, args, const = step["op"], step["args"], step["const"]
-        if any(j >= len(cpu) or cpu[j] is None for j in args):
-            return None  # a shrunk program whose slot no longer exists: not a failure
         where = f"step {k} {name}{args} {const}"
         known = KNOWN.get(name)
-        if _undefined(OPS[name][1], [cpu[j] for j in args]) or (skip_known and known and known[0]([cpu[j] for j in args])):
+        # Skipped: a step reading a slot an earlier step failed to make (both
+        # devices raised), an undefined one, or a known difference.
+        if any(j >= len(cpu) or cpu[j] is None for j in args) or \
+                _undefined(OPS[name][1], [cpu[j] for j in args]) or \
+                (skip_known and known and known[0]([cpu[j] for j in args])):
+            STATS["skipped"] += 1
             if OPS[name][1] in ("new", "view"):
                 cpu.append(None)
                 dev.append(None)
@@ -272,9 +280,12 @@ def _run(program: dict, device: str, skip_known: bool) -> str | None:
         if cpu_err is not None or dev_err is not None:
             if type(cpu_err) is not type(dev_err):
                 return f"{where}: CPU raised {cpu_err!r}, tpu raised {dev_err!r}"
-            cpu.append(None)
-            dev.append(None)
+            STATS["both_raised"] += 1
+            if OPS[name][1] in ("new", "view"):
+                cpu.append(None)
+                dev.append(None)
             continue
+        STATS["compared"] += 1
         if OPS[name][1] in ("new", "view"):
             cpu.append(want)
             dev.append(got)
@@ -339,6 +350,7 @@ def fuzz(seconds: float, first_seed: int, save: bool = True) -> dict:
     and the shrunk failures found."""
     start, seed = time.time(), first_seed
     programs = steps = 0
+    before = dict(STATS)
     failures = []
     while time.time() - start < seconds:
         prog = random_program(seed)
@@ -351,7 +363,9 @@ def fuzz(seconds: float, first_seed: int, save: bool = True) -> dict:
             failures.append({"seed": seed, "failure": found,
                              "saved": save_regression(small, found) if save else None})
         seed += 1
-    return {"programs": programs, "steps": steps, "seeds": [first_seed, seed - 1], "failures": failures}
+    steps_by_outcome = {k: STATS[k] - before[k] for k in STATS}
+    return {"programs": programs, "steps": steps, "outcomes": steps_by_outcome, "seeds": [first_seed, seed - 1],
+            "failures": failures}
 
 
 def main():
