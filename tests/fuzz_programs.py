@@ -103,20 +103,22 @@ def _undefined(kind: str, xs: list) -> bool:
     return any(x.untyped_storage().data_ptr() == dest for x in xs[1:])
 
 
+_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "sign": torch.sign, "floor": torch.floor,
+          "exp": torch.exp, "sin": torch.sin, "tanh": torch.tanh, "sigmoid": torch.sigmoid}
+_BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "maximum": torch.maximum,
+           "minimum": torch.minimum, "floor_divide": torch.floor_divide, "remainder": torch.remainder,
+           "eq": torch.eq, "lt": torch.lt, "matmul": torch.matmul}
+
+
 def apply(name: str, xs: list, a: dict):
     """Runs one op; returns the result (or None for in-place/out, which change xs[0])."""
     x = xs[0]
-    simple = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "sign": torch.sign, "floor": torch.floor,
-              "exp": torch.exp, "sin": torch.sin, "tanh": torch.tanh, "sigmoid": torch.sigmoid}
-    if name in simple:
-        return simple[name](x)
+    if name in _UNARY:
+        return _UNARY[name](x)
     if name == "sqrt_abs":
         return torch.sqrt(torch.abs(x))
-    binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "maximum": torch.maximum,
-              "minimum": torch.minimum, "floor_divide": torch.floor_divide, "remainder": torch.remainder,
-              "eq": torch.eq, "lt": torch.lt, "matmul": torch.matmul}
-    if name in binary:
-        return binary[name](x, xs[1])
+    if name in _BINARY:
+        return _BINARY[name](x, xs[1])
     if name == "where":
         return torch.where(xs[2].bool(), x, xs[1])
     if name == "add_scalar":

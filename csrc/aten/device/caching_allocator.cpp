@@ -137,10 +137,13 @@ size_t round_size(size_t size) {
                               : kMinBlockSize * ((size + kMinBlockSize - 1) / kMinBlockSize);
 }
 
+// The smallest large-pool segment that holds a request.
+size_t tight_segment_size(size_t rounded) { return kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge); }
+
 size_t segment_size(size_t rounded) {
   if (rounded <= kSmallSize) return kSmallBuffer;
   if (rounded < kMinLargeAlloc) return kLargeBuffer;
-  return kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
+  return tight_segment_size(rounded);
 }
 
 // All the caching state of one device, behind one mutex.
@@ -166,7 +169,7 @@ class DeviceCache {
       // Near the capacity a 20 MiB segment for a 1..10 MiB request may not
       // fit where the request does (CUDA's allocator then raises OOM with
       // memory free): take a segment just large enough instead.
-      const size_t tight = kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
+      const size_t tight = tight_segment_size(rounded);
       if (block == nullptr && !pool.is_small && tight < segment_size(rounded)) {
         block = new_segment(pool, stream, tight);
       }
