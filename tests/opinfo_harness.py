@@ -175,7 +175,9 @@ def mirror(t, device: str, memo: Dict):
     dev = memo.get(key)
     if dev is None:
         flat = torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,))
-        dev = memo[key] = flat.to(device, copy=True).untyped_storage()
+        # non_blocking: the runtime stages the pageable source at once, so the
+        # copy needs no round trip to the device (the comparison syncs)
+        dev = memo[key] = flat.to(device, copy=True, non_blocking=True).untyped_storage()
     out = torch.empty(0, dtype=t.dtype, device=device)
     with torch.no_grad():
         out.set_(dev, t.storage_offset(), t.size(), t.stride())
@@ -440,18 +442,49 @@ def _summary(sample) -> str:
 
 # --- the checks ------------------------------------------------------------
 
+def _seeded(inputs):
+    """The OpInfo's inputs exactly as op.sample_inputs() (reference_inputs(),
+    error_inputs()) yields them under pytest, at a fraction of the cost. Those
+    wrap the generator in a TrackedInputIter that looks for a unittest test
+    on the stack (inspect.stack(): ~5-20 ms under pytest, twice per call) and
+    calls torch.manual_seed(SEED) before every sample; that seeds CUDA, XPU
+    and MTIA too, and each of those, never initialised here, formats a
+    traceback of the stack to queue the call (~1.3 ms a sample, 25% of a
+    values check). This seeds what the samples and the later tpu calls can
+    read: the CPU and tpu generators, Python's and NumPy's."""
+    import random
+
+    from torch.testing._internal import common_utils
+
+    seed = common_utils.SEED  # no unittest test on the stack: TrackedInputIter's choice too
+    it = iter(inputs)
+    while True:
+        torch.default_generator.manual_seed(seed)
+        torch.tpu.manual_seed_all(seed)
+        random.seed(seed)
+        if common_utils.TEST_NUMPY:
+            import numpy
+
+            numpy.random.seed(seed)
+        try:
+            yield next(it)
+        except StopIteration:
+            return
+
+
 def _samples(c: Case):
     torch.manual_seed(zlib.crc32(c.id.encode()))
     op = opinfo(c.opinfo, c.variant)
     if c.check == "errors":
-        return op, list(op.error_inputs("cpu"))
+        return op, list(_seeded(op.error_inputs_func(op, "cpu")))
     dtype = autocast_input_dtype(c.entry.autocast, c.dtype) if c.check == "autocast" else c.dtype
     dtype = getattr(torch, dtype)
     if c.check == "reference":
-        small = (s for s in op.reference_inputs("cpu", dtype)
+        make = op.reference_inputs_func or op.sample_inputs_func
+        small = (s for s in _seeded(make(op, "cpu", dtype, False))
                  if all(t.numel() <= MAX_REFERENCE_NUMEL for t in _leaves(s)))
         return op, list(itertools.islice(small, MAX_REFERENCE_SAMPLES))
-    samples = list(op.sample_inputs("cpu", dtype, requires_grad=c.check == "grad"))
+    samples = list(_seeded(op.sample_inputs_func(op, "cpu", dtype, c.check == "grad")))
     if c.check == "grad":
         samples = samples[::max(1, -(-len(samples) // MAX_GRAD_SAMPLES))]
     elif len(samples) > MAX_VALUES_SAMPLES:
