@@ -109,12 +109,16 @@ def declarations_of(e: Entry) -> List[_Declaration]:
     """The handwritten functions an entry names: its impl in each variant's
     dispatcher signature, or its structured_impl in the signature of ATen's
     structured impl()."""
+    pre = []
+    if e.precheck:
+        params = ", ".join(f"const at::Tensor& {a}" for a in e.precheck_args)
+        pre = [_Declaration(f"{e.op} precheck: before the dtype checks", f"void {e.precheck}({params})")]
     if e.structured_impl:
-        return [_Declaration(f"{e.op} family: structured impl after ATen's meta()",
-                             structured_impl_declaration(e))]
+        return pre + [_Declaration(f"{e.op} family: structured impl after ATen's meta()",
+                                   structured_impl_declaration(e))]
     if e.impl and "::" not in e.impl:
-        return [_Declaration(v.op, v.signature.declaration(e.impl)) for v in e.variants]
-    return []
+        return pre + [_Declaration(v.op, v.signature.declaration(e.impl)) for v in e.variants]
+    return pre
 
 
 def op_header(e: Entry) -> str:

@@ -55,6 +55,8 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
         allowed = entry.input_dtypes(arg)
         if allowed and set(allowed) != set(DTYPES):
             checks.append(f'check_dtype("{v.op}", {cpp_mask(allowed)}, "{", ".join(allowed)}", {arg});')
+    if entry.precheck:  # CPU's own argument check, before "no kernel for this dtype"
+        checks.insert(0, f"torch_tpu::aten::{entry.precheck}({', '.join(entry.precheck_args)});")
     guard = [] if entry.device_check_reason else _guard(v)
     # A structured op checks its dtypes after ATen's meta(): CPU raises
     # meta's errors (shapes, "does not support bool") before it finds no

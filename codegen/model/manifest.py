@@ -65,6 +65,10 @@ KEYS = {
                               "composition instead of upstream's decomposition. impl is registered "
                               "for AutogradPrivateUse1 as well as PrivateUse1, so autograd records "
                               "what impl calls (covered ops, or autograd::Functions of its own)",
+    "precheck": "direct: 'name(arg, ...)', a handwritten C++ function (torch_tpu::aten) called "
+                "with the named Tensor inputs before the generated dtype checks (after ATen's "
+                "meta() for a structured_impl), for an argument check CPU makes before it "
+                "finds no kernel for a dtype (e.g. two inputs of different dtypes)",
     "device_check": "{policy: NoCheck, reason: ...}: no generated device check and guard for "
                     "this entry (default: as upstream's device_check/device_guard say)",
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
@@ -160,6 +164,9 @@ class Entry:
     impl: str = ""
     structured_impl: str = ""
     device_check_reason: str = ""   # set: the entry opts out of generated device checks
+    # ops.yaml precheck: the function and the Tensor inputs it is called with
+    precheck: str = ""
+    precheck_args: Tuple[str, ...] = ()
     # set: a direct entry for a CompositeImplicitAutograd op, registered for
     # AutogradPrivateUse1 too (why: this text)
     replaces_decomposition: str = ""
@@ -426,6 +433,9 @@ def _entry(path: str, item) -> Entry:
         routed = dict(variants=_fallback_variants(check, up))
     if arg_dtypes:
         _check_arg_dtypes(check, arg_dtypes, [v.upstream for v in routed["variants"]] or [up])
+    if "precheck" in item:
+        routed["precheck"], routed["precheck_args"] = _precheck(check, route, item["precheck"],
+                                                                routed["variants"])
     policy, reason = _autocast(check, up, item.get("autocast"))
     return Entry(autocast=policy, autocast_reason=reason, **common, **routed)
 
@@ -624,6 +634,32 @@ def structured_impl_params(out_op: upstream.UpstreamOp) -> List[cpp.Binding]:
         else:
             appended += bindings
     return params + appended + [cpp.Binding("const at::Tensor &", a.name) for a in func.arguments.out]
+
+
+_PRECHECK = re.compile(r"^([A-Za-z_]\w*)\(\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\)$")
+
+
+def _precheck(check: _Checker, route: str, value, variants) -> Tuple[str, Tuple[str, ...]]:
+    """(function, argument names) of `precheck: name(arg, ...)`: each
+    argument a Tensor input of every overload the entry registers."""
+    if route != Route.DIRECT:
+        check.fail(f"'precheck' does not apply to route '{route}'",
+                   "remove it (only direct entries have a generated wrapper that calls it)",
+                   key="precheck")
+    m = _PRECHECK.match(value) if isinstance(value, str) else None
+    if not m:
+        check.fail(f"precheck must be 'name(arg, ...)', got {value!r}",
+                   "e.g. precheck: mm_same_dtype(self, mat2)", key="precheck")
+    args = tuple(a.strip() for a in m.group(2).split(","))
+    for v in variants:
+        tensors = {a.name for a in v.upstream.func.arguments.flat_non_out if str(a.type) == "Tensor"}
+        for a in args:
+            if a not in tensors:
+                check.fail(f"precheck argument {a!r} is not a Tensor input of {v.op}"
+                           f"{did_you_mean(a, sorted(tensors))}",
+                           f"name Tensor inputs of the schema: {', '.join(sorted(tensors))}",
+                           key="precheck")
+    return m.group(1), args
 
 
 def _device_check(check: _Checker, route: str, value) -> str:

@@ -30,8 +30,12 @@ void register_generated_autocast() {
     auto* m = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::AutocastPrivateUse1,
                                  __FILE__, __LINE__);
     using namespace at;  // the signatures below are ATen's, as autocast_mode.h spells them
+    // dot: promote
+    m->impl("dot", &WrapFunction<CastPolicy::promote, kTpu, decltype(at::_ops::dot::call), decltype(at::_ops::dot::call), &at::_ops::dot::call>::type::call);
     // linear: lower_precision_fp
     m->impl("linear", &WrapFunction<CastPolicy::lower_precision_fp, kTpu, decltype(at::_ops::linear::call), decltype(at::_ops::linear::call), &at::_ops::linear::call>::type::call);
+    // mm: lower_precision_fp
+    m->impl("mm", &WrapFunction<CastPolicy::lower_precision_fp, kTpu, decltype(at::_ops::mm::call), decltype(at::_ops::mm::call), &at::_ops::mm::call>::type::call);
     // softplus: fp32
     m->impl("softplus", &WrapFunction<CastPolicy::fp32, kTpu, decltype(at::_ops::softplus::call), decltype(at::_ops::softplus::call), &at::_ops::softplus::call>::type::call);
     return m;

@@ -11,9 +11,45 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
+#include "generated/ops/mm.h"
+#include <ATen/ops/mm_meta.h>
 
 namespace torch_tpu::aten {
 namespace {
+
+at::Tensor tpu_mm(const at::Tensor & self, const at::Tensor & mat2) {
+  static auto& calls = telemetry::op_counter("aten::mm");
+  calls.count(telemetry::Route::kDirect);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_mm", "self");
+  c10::impl::check_and_update_common_device(common_device, mat2, "tpu_mm", "mat2");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Functional<at::meta::structured_mm, 1> op;
+  op.meta(self, mat2);
+  torch_tpu::aten::mm_same_dtype(self, mat2);
+  check_dtype("mm", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  check_dtype("mm", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", mat2);
+  torch_tpu::aten::mm_out(self, mat2, op.output(0));
+  return std::move(op.outputs_[0]);
+}
+
+at::Tensor & tpu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  static auto& calls = telemetry::op_counter("aten::mm.out");
+  calls.count(telemetry::Route::kDirect);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_mm_out", "self");
+  c10::impl::check_and_update_common_device(common_device, mat2, "tpu_mm_out", "mat2");
+  c10::impl::check_and_update_common_device(common_device, out, "tpu_mm_out", "out");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  structured::Out<at::meta::structured_mm, 1> op(out);
+  op.meta(self, mat2);
+  torch_tpu::aten::mm_same_dtype(self, mat2);
+  check_dtype("mm.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  check_dtype("mm.out", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", mat2);
+  torch_tpu::aten::mm_out(self, mat2, op.output(0));
+  op.finish();
+  return out;
+}
 
 }  // namespace
 
@@ -23,6 +59,9 @@ void register_shard_0(torch::Library& lib, torch::Library& autograd_lib);
 
 void register_shard_0(torch::Library& lib, torch::Library& autograd_lib) {
   (void)autograd_lib;
+  // mm: route direct
+  register_kernel(lib, "mm", torch::CppFunction(TORCH_FN(tpu_mm)));
+  register_kernel(lib, "mm.out", torch::CppFunction(TORCH_FN(tpu_mm_out)));
 }
 
 }  // namespace torch_tpu::aten

@@ -11,6 +11,7 @@
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
+#include "generated/ops/dot.h"
 #include "generated/stub_kernels.h"
 #include <ATen/native/Activation.h>
 #include <ATen/native/UnaryOps.h>
@@ -19,6 +20,19 @@
 
 namespace torch_tpu::aten {
 namespace {
+
+at::Tensor tpu_dot(const at::Tensor & self, const at::Tensor & tensor) {
+  static auto& calls = telemetry::op_counter("aten::dot");
+  calls.count(telemetry::Route::kDirect);
+  torch_tpu::aten::dot_check(self, tensor);
+  check_dtype("dot", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
+  check_dtype("dot", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", tensor);
+  std::optional<c10::Device> common_device;
+  c10::impl::check_and_update_common_device(common_device, self, "tpu_dot", "self");
+  c10::impl::check_and_update_common_device(common_device, tensor, "tpu_dot", "tensor");
+  const c10::OptionalDeviceGuard guard(at::device_of(self));
+  return torch_tpu::aten::dot(self, tensor);
+}
 
 at::Tensor tpu_exp2(const at::Tensor & self) {
   static auto& calls = telemetry::op_counter("aten::exp2");
@@ -84,6 +98,8 @@ void register_shard_3(torch::Library& lib, torch::Library& autograd_lib);
 
 void register_shard_3(torch::Library& lib, torch::Library& autograd_lib) {
   (void)autograd_lib;
+  // dot: route direct
+  register_kernel(lib, "dot", torch::CppFunction(TORCH_FN(tpu_dot)));
   // exp2: route stub (exp2_stub -> exp2_kernel)
   register_kernel(lib, "exp2", torch::CppFunction(TORCH_FN(tpu_exp2)));
   register_kernel(lib, "exp2.out", torch::CppFunction(TORCH_FN(tpu_exp2_out)));

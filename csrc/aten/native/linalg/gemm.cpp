@@ -24,9 +24,6 @@ namespace {
 // --- mm -----------------------------------------------------------------------
 
 void mm_impl(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& result) {
-  TORCH_CHECK(self.scalar_type() == mat2.scalar_type(),
-              "expected m1 and m2 to have the same dtype, but got: ", self.dtype(), " != ",
-              mat2.dtype());
   matmul::run_gemm("mm", result, self, mat2, nullptr, 1, 0, /*batched=*/false);
 }
 
@@ -48,22 +45,35 @@ void addmm_impl(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor
 // --- bmm / baddbmm -------------------------------------------------------------------
 
 void bmm_impl(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& result) {
-  if (result.numel() == 0) return;  // before the dtype check, as CPU's bmm_out_or_baddbmm_
-  TORCH_CHECK(self.scalar_type() == mat2.scalar_type(), "expected scalar type ",
-              self.scalar_type(), " but found ", mat2.scalar_type());
+  if (result.numel() == 0) return;
   matmul::run_gemm("bmm", result, self, mat2, nullptr, 1, 0, /*batched=*/true);
 }
 
 // ATen's baddbmm meta() already copied self into the result when beta != 0.
 void baddbmm_impl(const at::Tensor& batch1, const at::Tensor& batch2, const at::Scalar& beta,
                   const at::Scalar& alpha, const at::Tensor& result) {
-  if (result.numel() == 0) return;  // before the dtype check, as CPU's bmm_out_or_baddbmm_
-  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ",
-              batch1.scalar_type(), " but found ", batch2.scalar_type());
+  if (result.numel() == 0) return;
   matmul::run_gemm("baddbmm", result, batch1, batch2, &result, alpha, beta, /*batched=*/true);
 }
 
 }  // namespace
+
+// The prechecks (ops.yaml): CPU's same-dtype checks, which it makes before it
+// looks for a kernel of the dtype, so mm(float, bool) raises CPU's
+// RuntimeError here too, not the generated NotImplementedError for bool.
+void mm_same_dtype(const at::Tensor& self, const at::Tensor& mat2) {
+  TORCH_CHECK(self.scalar_type() == mat2.scalar_type(),
+              "expected m1 and m2 to have the same dtype, but got: ", self.dtype(), " != ",
+              mat2.dtype());
+}
+
+void bmm_same_dtype(const at::Tensor& batch1, const at::Tensor& batch2) {
+  // CPU's bmm_out_or_baddbmm_ returns an empty result before it compares
+  // (meta() has checked the shapes, so these sizes are the result's).
+  if (batch1.size(0) * batch1.size(1) * batch2.size(2) == 0) return;
+  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ",
+              batch1.scalar_type(), " but found ", batch2.scalar_type());
+}
 
 void mm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
   mm_impl(self, mat2, out);

@@ -34,6 +34,11 @@ void addmv_impl(const at::Tensor& self, const at::Tensor& mat, const at::Tensor&
   matmul::run_gemv("addmv", result, mat, vec, &*self_, alpha, beta);
 }
 
+
+}  // namespace
+
+// The precheck of dot and vdot (ops.yaml): CPU's checks, made before it looks
+// for a kernel of the dtype (vdot of real tensors is dot, on CPU too).
 void dot_check(const at::Tensor& self, const at::Tensor& other) {
   TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(),
               "D and ", other.dim(), "D tensors");
@@ -46,15 +51,12 @@ void dot_check(const at::Tensor& self, const at::Tensor& other) {
               other.numel(), " elements respectively");
 }
 
-}  // namespace
-
 void addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const at::Scalar& beta,
                const at::Scalar& alpha, const at::Tensor& out) {
   addmv_impl(self, mat, vec, beta, alpha, out);
 }
 
 at::Tensor dot(const at::Tensor& self, const at::Tensor& tensor) {
-  dot_check(self, tensor);
   at::Tensor result = at::empty({}, self.options());
   matmul::run_gemm("dot", result.view({1, 1}), self.unsqueeze(0), tensor.unsqueeze(1), nullptr, 1,
                    0, /*batched=*/false);
