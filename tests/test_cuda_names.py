@@ -53,7 +53,6 @@ NOT_YET = {
     "get_stream_from_external": "the same",
     "utilization": "device busy time over the last sample period (same issue)",
     "memory_usage": "the same, for memory traffic",
-    "device_memory_used": "the same",
     "get_device_capability": "what a (major, minor) capability means for a tpu is not decided",
 }
 

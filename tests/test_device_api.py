@@ -33,6 +33,22 @@ def test_memory_stats_as_nested_dict_and_peak_resets():
     assert torch.tpu.max_memory_allocated() == torch.tpu.memory_allocated()
 
 
+def test_device_memory_used_counts_what_the_allocator_holds():
+    """nvidia-smi's view: reserved (cached) memory is used, freed or not."""
+    torch.tpu.empty_cache()
+    base = torch.tpu.device_memory_used()
+    assert base == torch.tpu.memory_reserved()
+    x = torch.empty(3 << 20, dtype=torch.uint8, device=DEV)
+    held = torch.tpu.memory_reserved()
+    assert held >= x.numel()
+    assert torch.tpu.device_memory_used() == held == torch.tpu.mem_get_info()[1] - torch.tpu.mem_get_info()[0]
+    del x
+    assert torch.tpu.device_memory_used() == held  # cached, still the device's
+    torch.tpu.empty_cache()
+    assert torch.tpu.device_memory_used() == base
+    assert torch.tpu.device_memory_used("tpu:1") == torch.tpu.memory_reserved(1)
+
+
 def test_per_process_memory_fraction_is_enforced():
     free, total = torch.tpu.mem_get_info()
     assert torch.tpu.get_per_process_memory_fraction() == 1.0

@@ -36,6 +36,7 @@ from .graphs import (
 from .memory import (
     caching_allocator_alloc,
     caching_allocator_delete,
+    device_memory_used,
     empty_cache,
     get_per_process_memory_fraction,
     host_memory_stats,
@@ -136,7 +137,7 @@ __all__ = [
     "get_per_process_memory_fraction", "get_sync_debug_mode", "is_bf16_supported", "memory_stats_as_nested_dict",
     "reset_max_memory_allocated", "reset_max_memory_cached", "set_per_process_memory_fraction", "set_sync_debug_mode", "graph", "graph_pool_handle",
     "is_current_stream_capturing", "make_graphed_callables", "cpu_capability", "current_device", "current_stream", "default_generators",
-    "default_stream", "device", "device_count", "device_of", "empty_cache",
+    "default_stream", "device", "device_count", "device_memory_used", "device_of", "empty_cache",
     "get_amp_supported_dtype", "get_device_name", "get_device_properties", "get_rng_state",
     "get_rng_state_all", "init", "initial_seed", "is_available", "is_initialized",
     "manual_seed", "manual_seed_all", "max_memory_allocated", "max_memory_reserved",

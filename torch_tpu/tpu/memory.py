@@ -58,6 +58,16 @@ def mem_get_info(device: _DeviceLike = None) -> Tuple[int, int]:
     return _C._mem_get_info(_device_index(device))
 
 
+def device_memory_used(device: _DeviceLike = None) -> int:
+    """Bytes of the device's memory in use, as nvidia-smi reports a GPU's:
+    what the caching allocator holds (reserved), and so what no other
+    allocation can have, rather than what live tensors occupy
+    (memory_allocated). The simulated device belongs to this process, so
+    there is no other process's share to add."""
+    free, total = mem_get_info(device)
+    return total - free
+
+
 def memory_snapshot() -> List[Dict[str, Any]]:
     """One dict per segment (device allocation) with its blocks, as
     torch.cuda.memory_snapshot() lists them."""
