@@ -51,8 +51,6 @@ CUDA_ONLY = {
 NOT_YET = {
     "ExternalStream": "wrapping a stream made outside torch (issue 'The tools users bring', section 4)",
     "get_stream_from_external": "the same",
-    "utilization": "device busy time over the last sample period (same issue)",
-    "memory_usage": "the same, for memory traffic",
     "get_device_capability": "what a (major, minor) capability means for a tpu is not decided",
 }
 

@@ -153,3 +153,31 @@ def test_mem_pool_routes_this_threads_allocations():
     reserved = torch.tpu.memory_reserved()
     del pool  # the last holder: its memory goes back to the device
     assert torch.tpu.memory_reserved() < reserved
+
+
+def test_utilization_is_the_share_of_the_last_second_with_work_running():
+    """A device kept busy for over a second reads near 100%; one left idle
+    for over a second reads 0%. Each device keeps its own clock."""
+    import time
+
+    x = torch.randn(256, 256, device=DEV)
+    time.sleep(1.4)  # everything earlier has left the window
+    assert torch.tpu.utilization() == 0
+    assert torch.tpu.memory_usage() == 0
+    start, previous = time.monotonic(), None
+    while time.monotonic() - start < 1.3:
+        for _ in range(20):
+            y = x @ x
+        done = torch.tpu.Event()
+        done.record()
+        if previous is not None:  # one batch always queued behind the running one
+            previous.synchronize()
+        previous = done
+    busy = torch.tpu.utilization()
+    torch.tpu.synchronize()
+    assert busy >= 80, busy
+    assert torch.tpu.memory_usage() >= 80
+    assert torch.tpu.utilization("tpu:1") == 0  # tpu:1 ran nothing
+    del x, y
+    time.sleep(1.4)
+    assert torch.tpu.utilization() == 0

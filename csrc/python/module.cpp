@@ -23,6 +23,7 @@
 #include "kernels/linalg/lapack.h"
 #include "python/compiled_launch.h"
 #include "runtime/runtime.h"
+#include "runtime/utilization.h"
 #include "runtime/trace.h"
 
 namespace py = pybind11;
@@ -208,6 +209,13 @@ py::tuple mem_get_info(int index) {
   return py::make_tuple(free_bytes, total);
 }
 
+int utilization(int index) {
+  aten::check_device_index(static_cast<c10::DeviceIndex>(index));
+  int percent = 0;
+  runtime::utilization(index, &percent);
+  return percent;
+}
+
 std::pair<double, double> time_empty_launches(int64_t n);
 
 // For benchmarks/: host cost of enqueueing n empty kernels on the current
@@ -263,6 +271,7 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_get_device_properties", &device_properties);
   m.def("_mem_get_info", &mem_get_info);
+  m.def("_utilization", &utilization);
   m.def("_get_default_generator", [](int i) {
     const at::Generator& gen = aten::default_generator(static_cast<c10::DeviceIndex>(i));
     return py::reinterpret_steal<py::object>(THPGenerator_initDefaultGenerator(gen));

@@ -38,6 +38,22 @@ const Config& config();
 bool parse_memory_size(std::string_view text, size_t* out);
 
 // ----------------------------------------------------------------- devices --
+// When the device had one or more tasks running, for utilization()
+// (utilization.cpp): busy nanoseconds per 1/6-second period, the shortest
+// sample period NVML reports over. Updated by stream workers as a task
+// begins and ends, under `mu` (uncontended unless streams overlap); the
+// clock is read only when the device turns busy or idle.
+struct BusyClock {
+  static constexpr int kSlots = 8;
+  std::mutex mu;
+  int running = 0;
+  int64_t since_ns = 0;             // when `running` last went 0 -> 1
+  int64_t period[kSlots] = {};      // which period each slot holds
+  int64_t busy_ns[kSlots] = {};
+};
+void busy_begin(BusyClock& clock);
+void busy_end(BusyClock& clock);
+
 struct Device {
   int index = 0;
   size_t budget = 0;
@@ -45,6 +61,7 @@ struct Device {
   Arena* arena = nullptr;
   CorePool* pool = nullptr;
   StreamImpl* default_stream = nullptr;
+  BusyClock busy;
   // Every stream ever created on this device (streams are recycled, never
   // freed, so events that captured one stay valid).
   std::mutex streams_mu;

@@ -50,6 +50,8 @@ void record_error(StreamImpl* s, const Task& t, const char* what) {
 }
 
 void run_task(StreamImpl* s, Task& t) {
+  BusyClock& busy = get_device(s->device)->busy;  // utilization.cpp
+  busy_begin(busy);
   if (const int64_t us = g_slow_device_us.load(std::memory_order_relaxed); us > 0) {
     std::this_thread::sleep_for(std::chrono::microseconds(us));
   }
@@ -68,6 +70,7 @@ void run_task(StreamImpl* s, Task& t) {
     record_error(s, t, "unknown exception (not derived from std::exception)");
   }
   if (t.trace.on) record_trace(s, t, trace_start, trace_clock_ns());
+  busy_end(busy);
   end_access(t.allocs);
   set_thread_task(ctx.slot, nullptr);
   ctx.task_name = nullptr;

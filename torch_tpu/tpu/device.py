@@ -124,5 +124,20 @@ def cpu_capability() -> dict:
     return _C._cpu_capability()
 
 
+def utilization(device: _DeviceLike = None) -> int:
+    """Percent of the last second during which one or more tasks ran on the
+    device's streams (torch.cuda.utilization's "kernels executing", from
+    the runtime's busy clock instead of NVML; the window is one second of
+    complete 1/6-second periods plus the current one)."""
+    return _C._utilization(_device_index(device))
+
+
+def memory_usage(device: _DeviceLike = None) -> int:
+    """Percent of the last second during which the device's memory was read
+    or written (torch.cuda.memory_usage). Every device task reads or writes
+    device memory and nothing else does, so this is utilization()."""
+    return utilization(device)
+
+
 def get_device_name(device: _DeviceLike = None) -> str:
     return get_device_properties(device).name
