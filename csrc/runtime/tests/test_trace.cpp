@@ -25,6 +25,9 @@ TEST(trace_records_only_while_on) {
   rt::trace_push_correlation(41);
   const int64_t t0 = rt::trace_clock_ns();
   CHECK_OK(rt::memcpy_async(dev, host.data(), 4096, rt::MemcpyKind::kHostToDevice, nullptr));
+  // The memset below writes `dev` on another stream: it must come after the
+  // copy (without this, the two streams raced: ThreadSanitizer found it).
+  CHECK_OK(rt::device_synchronize(0));
   rt::trace_push_correlation(42);  // a nested op: its launches take the inner id
   CHECK_OK(rt::launch(side, "traced", {dev}, [] {}));
   rt::trace_pop_correlation();
