@@ -148,21 +148,30 @@ def _so_path():
 def _avx512_functions(*paths):
     """{path: names of its functions that contain an AVX-512 instruction},
     for objects or libraries, from one objdump run."""
-    proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", *paths],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    # One pass of C-speed regex searches over the whole listing (a line by
-    # line Python loop over the extension's ~10 million lines took a minute):
-    # each match belongs to the last file and function header before it.
-    text = proc.stdout
-    files = [(m.start(), m.group(1)) for m in re.finditer(r"(?m)^(\S.*):\s+file format ", text)]
-    funcs = [(m.start(), m.group(1)) for m in re.finditer(r"(?m)^[0-9a-f]+ <(.*)>:$", text)]
-    file_starts, func_starts = [f[0] for f in files], [f[0] for f in funcs]
+    # The listing is ~500 MB for the extension: grep (a DFA, ~100x faster
+    # than Python's re over it) keeps only the file and function headers and
+    # the lines with an AVX-512 instruction; each of those belongs to the
+    # last file and function header before it.
+    objdump = subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", "-C", *paths],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pattern = r"file format |^[0-9a-f]+ <.*>:$|" + AVX512_INSN.pattern
+    grep = subprocess.run(["grep", "-E", pattern], stdin=objdump.stdout, capture_output=True,
+                          text=True, timeout=600, env=dict(os.environ, LC_ALL="C"))
+    objdump.stdout.close()
+    assert objdump.wait(timeout=600) == 0, objdump.stderr.read().decode()[-2000:]
+    assert grep.returncode in (0, 1), grep.stderr[-2000:]
     found = {p: set() for p in paths}
-    for m in AVX512_INSN.finditer(text):
-        i, j = bisect.bisect(func_starts, m.start()) - 1, bisect.bisect(file_starts, m.start()) - 1
-        if i >= 0 and j >= 0 and func_starts[i] > file_starts[j]:
-            found[files[j][1]].add(funcs[i][1])
+    path = func = None
+    for line in grep.stdout.splitlines():
+        header = re.match(r"(\S.*):\s+file format ", line)
+        if header:
+            path, func = header.group(1), None
+            continue
+        header = re.match(r"[0-9a-f]+ <(.*)>:$", line)
+        if header:
+            func = header.group(1)
+        elif path is not None and func is not None and AVX512_INSN.search(line):
+            found[path].add(func)
     return found
 
 

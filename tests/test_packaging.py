@@ -133,3 +133,35 @@ def test_installed_wheel_runs_the_quickstart_and_tests_outside_the_checkout(tmp_
     out = run([sys.executable, "-I", "-m", "pytest", "-q", "-p", "no:cacheprovider", "."], cwd=tmp_path)
     passed = re.search(r"(\d+) passed", out)
     assert passed and int(passed.group(1)) > 50 and "failed" not in out, out[-2000:]
+
+
+def test_torch_header_snapshot_rewrites_only_the_files_whose_bytes_differ(tmp_path):
+    """codegen/emit/torch_headers.py: the extension compiles against a copy of
+    torch's headers, so the wheel's build (pip's isolated torch) and the
+    developer build (the virtualenv's torch) see the same paths and mtimes,
+    and switching between them relinks only."""
+    from codegen.emit import torch_headers
+
+    def tree(root, files):
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+
+    first, second, build = tmp_path / "env1", tmp_path / "env2", tmp_path / "build"
+    tree(first, {"c10/a.h": "a", "c10/b.h": "b", "torch/gone.h": "g"})
+    build.mkdir()
+    snap = torch_headers.sync(str(first), str(build))
+    assert sorted(os.path.relpath(os.path.join(r, n), snap) for r, _, ns in os.walk(snap) for n in ns) == \
+        ["c10/a.h", "c10/b.h", "torch/gone.h"]
+    old = 1_000_000_000
+    for rel in ("c10/a.h", "c10/b.h"):
+        os.utime(os.path.join(snap, rel), ns=(old, old))
+    # another environment: the same a.h (newer mtime), a changed b.h, no gone.h
+    tree(second, {"c10/a.h": "a", "c10/b.h": "b2"})
+    assert torch_headers.sync(str(second), str(build)) == snap
+    assert os.stat(os.path.join(snap, "c10/a.h")).st_mtime_ns == old
+    assert os.stat(os.path.join(snap, "c10/b.h")).st_mtime_ns != old
+    with open(os.path.join(snap, "c10/b.h")) as f:
+        assert f.read() == "b2"
+    assert not os.path.exists(os.path.join(snap, "torch/gone.h"))

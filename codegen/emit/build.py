@@ -7,8 +7,9 @@ build/, with the wheel's staging folder as the output. Both builds share the
 torch-free objects (csrc/runtime, csrc/kernels: three quarters of a clean
 build's compile time): ninja reuses an object only when its command line and
 every input it read are unchanged, and the torch-dependent glue recompiles
-whenever the torch it is built against moves (pip's isolated build
-environment is a new directory each time)."""
+against a snapshot of torch's headers (torch_headers.py), so a build in
+pip's isolated environment (a new directory each time) and one in the
+virtualenv differ only in what they link."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import sys
 import time
 
 from ..errors import BuildError
+from . import torch_headers
 
 BUILD_DIR = "build"
 BUILD_INFO = os.path.join("torch_tpu", "_build_info.json")
@@ -74,6 +76,10 @@ def build(root: str, jobs: int = 0, build_dir: str | None = None,
     if os.path.exists(stamp) and os.path.exists(os.path.join(build_dir, "build.ninja")):
         with open(stamp) as f:
             configured = json.load(f)
+    import torch
+
+    headers = torch_headers.sync(os.path.join(os.path.dirname(torch.__file__), "include"), build_dir)
+    info["torch_include"] = headers  # a build configured before the snapshot existed reconfigures
     if configured != info:
         _forget_other_environment(build_dir, configured, info)
         print("[codegen] configuring the build (cmake) against torch "
@@ -81,6 +87,7 @@ def build(root: str, jobs: int = 0, build_dir: str | None = None,
         _run([tool("cmake"), "-S", root, "-B", build_dir, "-G", "Ninja",
               f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
               f"-DTORCH_CMAKE_PREFIX={info['cmake_prefix']}",
+              f"-DTORCH_TPU_TORCH_INCLUDE={headers}",
               f"-DPython_EXECUTABLE={sys.executable}",
               f"-DTORCH_TPU_TORCH_VERSION={info['torch_version']}",
               f"-DTORCH_TPU_OUTPUT_DIR={output_dir}",
@@ -110,7 +117,7 @@ def _forget_other_environment(build_dir: str, configured: dict | None, info: dic
 
 
 def _write_build_info(output_dir: str, info: dict) -> None:
-    content = json.dumps({k: v for k, v in info.items() if k not in ("cmake_prefix", "output_dir", "python_executable")},
+    content = json.dumps({k: v for k, v in info.items() if k not in ("cmake_prefix", "output_dir", "python_executable", "torch_include")},
                          indent=1, sort_keys=True) + "\n"
     path = os.path.join(output_dir, os.path.basename(BUILD_INFO))
     try:

@@ -96,8 +96,15 @@ __attribute__((always_inline)) inline float expm1_poly(float r) {
   return std::fma(p, r, 0.5f);
 }
 
+// x clamped to [lo, hi], NaN to lo: the reductions below convert a multiple
+// of x to int32, which a NaN would make undefined behaviour (found by UBSan);
+// each function returns the NaN itself at its end.
+__attribute__((always_inline)) inline float clamp_nan_low(float x, float lo, float hi) {
+  return x > hi ? hi : (x >= lo ? x : lo);
+}
+
 __attribute__((always_inline)) inline float exp_f(float x) {
-  const float xc = x > 89.0f ? 89.0f : (x < -104.0f ? -104.0f : x);  // NaN -> -104, fixed below
+  const float xc = clamp_nan_low(x, -104.0f, 89.0f);
   const float n = rint_f(xc * kLog2e);
   float r = std::fma(-n, kLn2Hi, xc);
   r = std::fma(-n, kLn2Lo, r);
@@ -106,7 +113,7 @@ __attribute__((always_inline)) inline float exp_f(float x) {
 }
 
 __attribute__((always_inline)) inline float exp2_f(float x) {
-  const float xc = x > 129.0f ? 129.0f : (x < -151.0f ? -151.0f : x);
+  const float xc = clamp_nan_low(x, -151.0f, 129.0f);
   const float n = rint_f(xc);
   const float r = (xc - n) * kLn2;  // xc - n is exact
   const float y = ldexp_f(exp_poly(r), n);
@@ -114,7 +121,7 @@ __attribute__((always_inline)) inline float exp2_f(float x) {
 }
 
 __attribute__((always_inline)) inline float expm1_f(float x) {
-  const float xc = x > 88.8f ? 88.8f : (x < -30.0f ? -30.0f : x);  // expm1(-30) rounds to -1
+  const float xc = clamp_nan_low(x, -30.0f, 88.8f);  // expm1(-30) rounds to -1
   const float n = rint_f(xc * kLog2e);
   float r = std::fma(-n, kLn2Hi, xc);
   r = std::fma(-n, kLn2Lo, r);
