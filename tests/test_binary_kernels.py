@@ -481,3 +481,25 @@ def test_remainder_of_a_python_scalar(dtype, scalar):
 def test_family_is_registered():
     """A lost registration fails here (and in the tests above), never skips."""
     assert torch._C._dispatch_has_kernel_for_dispatch_key("aten::maximum.out", "PrivateUse1"), "the binary family is not registered for tpu (ops.yaml)"
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64], ids=str)
+def test_shift_operators(dtype):
+    """x << y, x >> y, x <<= y, x >>= y: their own aten ops (__lshift__,
+    __ilshift__, ...) on the shifts' kernels; shift counts past the width
+    included (CPU gives 0, or -1 for a negative value shifted right)."""
+    a = make_tensor((5, 9), dtype, seed=7)
+    b = torch.arange(45, dtype=dtype).reshape(5, 9).remainder(11)
+    if dtype.is_signed:
+        b = b * 4 - 3  # negative counts and counts past 32
+    ta, tb = a.tpu(), b.tpu()
+    with torch_tpu.no_fallback():
+        for fn in (lambda x, y: x << y, lambda x, y: x >> y, lambda x, y: x << 3, lambda x, y: x >> 2,
+                   lambda x, y: 5 << y if not dtype.is_signed else x >> 70):
+            assert_same(fn(ta, tb), reference(fn, a, b))
+        for fn in (lambda x, y: x.__ilshift__(y), lambda x, y: x.__irshift__(y),
+                   lambda x, y: x.__ilshift__(2), lambda x, y: x.__irshift__(1)):
+            x, t = a.clone(), ta.clone()
+            assert fn(t, tb) is t
+            fn(x, b)
+            assert_same(t, x)

@@ -12,7 +12,7 @@ from .. import paths
 from ..model import manifest
 from ..proofs import closure, stub_check
 from ..testgen import contracts, module_tests, op_tests
-from . import coverage, optim_tests, sections
+from . import coverage, device_generic_tests, optim_tests, sections
 
 ROOT = paths.ROOT
 
@@ -52,7 +52,7 @@ def render(entries, proofs: Optional[Dict[str, "closure.Proof"]] = None,
         customs=sorted(customs, key=lambda c: c.qualname), proofs=proofs, findings=findings,
         analyses=analyses, skip_reason=skip_reason, plans=tests, outs=outs, promos=promos,
         core=rows, modules=module_tests.counts(), declared=tuple(sorted(declared, key=lambda d: d.op)),
-        optim_xfails=optim_tests.xfails()))
+        optim_xfails=optim_tests.xfails(), device_generic=device_generic_tests.tables()))
 
 
 def write(path: str, entries, **kwargs) -> bool:

@@ -52,6 +52,7 @@ class Facts:
     modules: Optional[Dict[str, int]] = None   # module_tests.counts(); None: not computed
     declared: Tuple = ()                   # manifest.Declared: overloads without an entry, sorted
     optim_xfails: Optional[List] = None    # optim_tests.xfails(); None: tests/test_optim_db.py missing
+    device_generic: Optional[object] = None  # device_generic_tests.tables(); None: a file missing
 
 
 # --------------------------------------------------------------------------
@@ -341,7 +342,8 @@ def document(f: Facts) -> str:
     reasons = Reasons()
     body = "\n".join([entries_section(f, reasons), declared_section(f), dtype_gap_section(f), custom_section(f),
                       autocast_section(f),
-                      contracts_section(f, reasons), promotion_section(f), optim_section(f), core_section(f)])
+                      contracts_section(f, reasons), promotion_section(f), optim_section(f),
+                      device_generic_section(f), core_section(f)])
     body, codes = reasons.finish(body)
     body += "\n" + codes_section(codes)
     head = ["# Operator coverage", "",
@@ -409,6 +411,15 @@ def summary_section(f: Facts) -> str:
                          "float32, float64 and complex64 (LBFGS: float64 and complex128), against CPU; "
                          f"{count(len(f.optim_xfails), 'strict xfail row', 'strict xfail rows')} "
                          "(its `XFAILS` table)"))
+    if f.device_generic is not None:
+        d = f.device_generic
+        lines.append(row(link(DEVICE_GENERIC), "op_db, module_db, optim_db",
+                         "PyTorch's `instantiate_device_type_tests` on tpu: TestCommon-style checks "
+                         "(variant consistency, non-standard bools, dtypes) over the OpInfos of the "
+                         "generated tests, TestModule- and TestOptim-style checks over module_db and "
+                         f"optim_db; {count(len(d.xfails), 'strict xfail row', 'strict xfail rows')}, "
+                         f"{sum(len(g.dtypes.split()) for g in d.gaps)} (OpInfo, dtype) pairs where tpu "
+                         f"and CPU differ over {len({g.name for g in d.gaps})} OpInfos"))
     a = _autocast_counts(f)
     lines.append(row(link("Autocast") + ": CUDA's overloads with an entry",
                      f"{a['declared']} of {a['cuda']}",
@@ -435,6 +446,32 @@ def summary_section(f: Facts) -> str:
 
 WITHOUT_ENTRY = "Overloads without an entry"
 OPTIMIZERS = "Optimizers (optim_db)"
+
+
+DEVICE_GENERIC = "Device-generic tests"
+
+
+def device_generic_section(f: Facts) -> str:
+    """The known failures of the device-generic test files, from their tables."""
+    if f.device_generic is None:
+        return ""
+    d = f.device_generic
+    lines = [f"## {DEVICE_GENERIC}", "",
+             wrap("tests/test_device_generic_ops.py and tests/test_device_generic_modules.py run "
+                  "PyTorch's own device-generic machinery (`instantiate_device_type_tests(..., "
+                  "only_for=\"tpu\")`, PrivateUse1TestBase, the @ops, @modules and @optims "
+                  "decorators). Their known failures, from their tables: "
+                  f"{count(len(d.xfails), 'strict xfail row', 'strict xfail rows')} (`XFAILS`) and "
+                  f"the dtypes where tpu and CPU differ (`DTYPE_GAPS`: test_dtypes fails unless "
+                  "exactly these differ)."), ""]
+    if d.xfails:
+        lines += header("file", "test", "name", "dtype", "raises", "reason")
+        lines += [row(x.file, x.test, x.name, x.dtype, x.raises, x.reason) for x in d.xfails]
+        lines.append("")
+    if d.gaps:
+        lines += header("OpInfo", "dtypes where tpu and CPU differ", "reason")
+        lines += [row(g.name, g.dtypes, g.reason) for g in d.gaps]
+    return "\n".join(lines + [""])
 
 
 def optim_section(f: Facts) -> str:

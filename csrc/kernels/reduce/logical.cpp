@@ -21,7 +21,9 @@ struct LogicalOp {
   DType out_t;
 
   Acc identity() const { return kAll ? 1 : 0; }
-  Acc load(T x, int64_t) const { return convert<Bool>(x).v; }
+  // 0 or 1: a bool input may hold any nonzero byte for true (a uint8 view),
+  // and and-ing two such bytes (2 & 4) would give false
+  Acc load(T x, int64_t) const { return convert<Bool>(x).v != 0; }
   Acc combine(Acc a, Acc b) const { return kAll ? (a & b) : (a | b); }
   void store(char* const* out, Acc a, int64_t) const { write_value(out[0], out_t, a); }
 };
