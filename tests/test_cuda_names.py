@@ -49,9 +49,6 @@ CUDA_ONLY = {
 }
 
 NOT_YET = {
-    "ExternalStream": "wrapping a stream made outside torch (issue 'The tools users bring', section 4)",
-    "get_stream_from_external": "the same",
-    "get_device_capability": "what a (major, minor) capability means for a tpu is not decided",
 }
 
 

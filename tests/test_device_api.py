@@ -181,3 +181,16 @@ def test_utilization_is_the_share_of_the_last_second_with_work_running():
     del x, y
     time.sleep(1.4)
     assert torch.tpu.utilization() == 0
+
+
+def test_device_capability_is_the_kernels_feature_level():
+    """(1, minor): minor 0 AVX2, 1 AVX-512, 2 AVX-512 + bfloat16 dot products,
+    3 AMX tiles: what the kernels of this process run on."""
+    cap = torch.tpu.cpu_capability()
+    major, minor = torch.tpu.get_device_capability()
+    expected = 3 if "amx" in cap["gemm"]["bfloat16"] else {"avx2": 0, "avx512": 1, "avx512_bf16": 2}[cap["selected"]]
+    assert (major, minor) == (1, expected)
+    props = torch.tpu.get_device_properties(torch.tpu.device_count() - 1)
+    assert (props.major, props.minor) == torch.tpu.get_device_capability("tpu:1") == (major, minor)
+    with pytest.raises(RuntimeError, match="Invalid device index"):
+        torch.tpu.get_device_capability(torch.tpu.device_count())

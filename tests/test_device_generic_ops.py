@@ -83,9 +83,6 @@ DTYPE_GAPS = {
     "complex(float16, float16) is complex32, a dtype tpu does not store": {
         "complex": "float16",
     },
-    "nan_to_num_stub's tpu kernel is real-only (CPU applies it to the real and imaginary parts)": {
-        "nan_to_num": "complex64 complex128",
-    },
     "searchsorted's tpu kernel covers integer and floating dtypes; CPU also orders complex "
     "(lexicographically) and bool": {
         "searchsorted": "complex64 complex128 bool",

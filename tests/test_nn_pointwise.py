@@ -10,6 +10,7 @@ functions, so the bits agree, special values included."""
 
 import pytest
 import torch
+import torch_tpu
 
 aten = torch.ops.aten
 
@@ -167,6 +168,21 @@ def test_signbit_and_nan_to_num_of_integers_match_cpu(dtype):
     _check(torch.signbit, x)
     _check(torch.nan_to_num, x)
 
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_nan_to_num_of_complex_replaces_each_part(dtype):
+    # the OpInfo lists real dtypes only; CPU (and tpu) replace NaN and
+    # infinities in the real and imaginary parts separately, with the real
+    # dtype's defaults, in place, out= and non-contiguous too
+    special = [0.0, -1.5, float("nan"), float("inf"), -float("inf")]
+    x = torch.tensor([complex(a, b) for a in special for b in special], dtype=dtype).reshape(5, 5)
+    with torch_tpu.no_fallback():
+        _check(torch.nan_to_num, x)
+        _check(lambda t: torch.nan_to_num(t, nan=1.0, posinf=2.0, neginf=-3.0), x)
+        _check(lambda t: torch.nan_to_num(t.t()), x)
+        _check(lambda t: t.clone().nan_to_num_(0.5), x)
+        _check(lambda t: torch.nan_to_num(t, out=torch.empty_like(t)), x)
 
 
 COMPLEX_PARTS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e-20, 30.0, -30.0, 100.0, -800.0, 1e30,

@@ -203,3 +203,34 @@ def test_synchronize_all_ways():
     torch.accelerator.synchronize()
     torch.tpu.current_stream().synchronize()
     assert torch_tpu.stats()["syncs"]["torch.tpu.synchronize"] >= 2
+
+
+def test_external_stream_runs_torch_work_in_order_with_its_creator():
+    """ExternalStream / get_stream_from_external wrap a stream another library
+    created with the runtime's API (here from Python): torch's work on it is
+    queued on that very stream, and torch never destroys it."""
+    from torch_tpu import _C
+
+    handle = _C._runtime_stream_create(1, 0)
+    try:
+        ext = torch.tpu.ExternalStream(handle, device="tpu:1")
+        assert isinstance(ext, torch.tpu.Stream) and ext.device == torch.device("tpu:1")
+        assert ext.native_handle == handle
+        same = torch.tpu.get_stream_from_external(handle, 1)
+        assert same == ext and same.stream_id == ext.stream_id
+        src = torch.arange(100000.0).to("tpu:1")
+        torch.tpu.synchronize(1)
+        with slow_device(5_000):
+            with torch.tpu.stream(ext):
+                assert torch.tpu.current_stream(1) == ext
+                out = src * 2
+            assert not ext.query()  # still running on the external stream
+            ext.synchronize()
+        assert ext.query()
+        assert torch.equal(out.cpu(), torch.arange(100000.0) * 2)
+        # another device's stream is refused
+        with pytest.raises(RuntimeError, match="belongs to tpu:1"):
+            torch.tpu.ExternalStream(handle, device="tpu:0")
+    finally:
+        torch.tpu.synchronize(1)
+        _C._runtime_stream_destroy(handle)

@@ -270,6 +270,21 @@ PYBIND11_MODULE(_C, m) {
     aten::synchronize_device(static_cast<c10::DeviceIndex>(i), "torch.tpu.synchronize");
   });
   m.def("_get_device_properties", &device_properties);
+  // ExternalStream: the StreamId of a stream made outside torch; and the
+  // runtime's own stream API, which another library would call from C++
+  // (exposed for Python users of such libraries and for the tests).
+  m.def("_external_stream_id", [](uintptr_t handle, int device) {
+    return aten::external_stream(static_cast<c10::DeviceIndex>(device), handle).id();
+  });
+  m.def("_runtime_stream_create", [](int device, int priority) {
+    aten::check_device_index(static_cast<c10::DeviceIndex>(device));
+    runtime::Stream s = nullptr;
+    TPU_CHECK(runtime::stream_create(device, priority, &s));
+    return reinterpret_cast<uintptr_t>(s);
+  });
+  m.def("_runtime_stream_destroy", [](uintptr_t handle) {
+    TPU_CHECK(runtime::stream_destroy(reinterpret_cast<runtime::Stream>(handle)));
+  });
   m.def("_mem_get_info", &mem_get_info);
   m.def("_utilization", &utilization);
   m.def("_get_default_generator", [](int i) {

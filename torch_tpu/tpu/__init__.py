@@ -19,6 +19,7 @@ from .device import (
     device_count,
     device_of,
     get_device_name,
+    get_device_capability,
     get_device_properties,
     init,
     memory_usage,
@@ -78,10 +79,12 @@ from .random import (
 )
 from .streams import (
     Event,
+    ExternalStream,
     Stream,
     StreamContext,
     current_stream,
     default_stream,
+    get_stream_from_external,
     set_stream,
     stream,
 )
@@ -135,7 +138,7 @@ def get_amp_supported_dtype() -> List[torch.dtype]:
 __all__ = [
     "MemPool", "use_mem_pool", "caching_allocator_alloc", "caching_allocator_delete", "host_memory_stats", "host_memory_stats_as_nested_dict",
     "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats", "is_tf32_supported", "max_memory_cached", "memory_cached",
-    "Event", "OutOfMemoryError", "Stream", "StreamContext", "TPUGraph", "can_device_access_peer",
+    "Event", "ExternalStream", "get_stream_from_external", "get_device_capability", "OutOfMemoryError", "Stream", "StreamContext", "TPUGraph", "can_device_access_peer",
     "get_per_process_memory_fraction", "get_sync_debug_mode", "is_bf16_supported", "memory_stats_as_nested_dict",
     "reset_max_memory_allocated", "reset_max_memory_cached", "set_per_process_memory_fraction", "set_sync_debug_mode", "graph", "graph_pool_handle",
     "is_current_stream_capturing", "make_graphed_callables", "cpu_capability", "current_device", "current_stream", "default_generators",

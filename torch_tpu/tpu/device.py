@@ -106,6 +106,14 @@ class _DeviceProperties:
     def multi_processor_count(self) -> int:  # the name torch.cuda users look for
         return self.core_count
 
+    @property
+    def major(self) -> int:  # get_device_capability()'s, as CUDA's properties carry it
+        return _capability(self.cpu_capability)[0]
+
+    @property
+    def minor(self) -> int:
+        return _capability(self.cpu_capability)[1]
+
     def __repr__(self) -> str:
         return (f"_TpuDeviceProperties(name='{self.name}', index={self.index}, "
                 f"total_memory={self.total_memory // (1024 * 1024)}MB, "
@@ -114,6 +122,24 @@ class _DeviceProperties:
 
 def get_device_properties(device: _DeviceLike = None) -> _DeviceProperties:
     return _DeviceProperties(**_C._get_device_properties(_device_index(device)))
+
+
+# The minor capability: the feature level of the kernels the device runs.
+_CAPABILITY_MINOR = {"avx2": 0, "avx512": 1, "avx512_bf16": 2}
+
+
+def _capability(selected: str) -> tuple:
+    gemm = _C._cpu_capability()["gemm"].get("bfloat16", "")
+    return (1, 3 if "amx" in gemm else _CAPABILITY_MINOR[selected])
+
+
+def get_device_capability(device: _DeviceLike = None) -> tuple:
+    """(major, minor), as torch.cuda's, for the simulated device: major 1 (it
+    has one generation); minor the feature level of the kernels it runs: 0
+    AVX2, 1 AVX-512, 2 AVX-512 with bfloat16 dot products, 3 AMX bfloat16
+    tiles. These numbers are not CUDA's: code that compares them with CUDA's
+    (8, 0) to decide on bfloat16 should ask is_bf16_supported() (True)."""
+    return _capability(get_device_properties(device).cpu_capability)
 
 
 def cpu_capability() -> dict:

@@ -23,6 +23,29 @@ class Stream(torch.Stream):
         return super().__new__(cls, device=_tpu(device), priority=priority)
 
 
+class ExternalStream(Stream):
+    """A stream created outside torch, by another library through the tpu
+    runtime's stream API (runtime::stream_create; from Python,
+    torch_tpu._C._runtime_stream_create), given by its handle. As CUDA's
+    ExternalStream: torch never creates or destroys it, and its creator keeps
+    it alive while torch uses it. Work torch queues on it runs in order with
+    the creator's own work on it."""
+
+    def __new__(cls, stream_ptr: int, device: _DeviceLike = None):
+        from .. import _C
+
+        index = _device_index(device)
+        stream_id = _C._external_stream_id(int(stream_ptr), index)
+        ref = torch.accelerator.current_stream(index)
+        return torch.Stream.__new__(cls, stream_id=stream_id, device_index=index, device_type=ref.device_type)
+
+
+def get_stream_from_external(data_ptr: int, device: _DeviceLike = None) -> torch.Stream:
+    """The tpu stream of an external stream handle (torch.cuda's
+    get_stream_from_external): an ExternalStream."""
+    return ExternalStream(data_ptr, device)
+
+
 class _EventMeta(type):
     """torch.tpu.Event(...) builds a plain torch.Event on a tpu device, and
     isinstance(e, torch.tpu.Event) holds for every tpu torch.Event.

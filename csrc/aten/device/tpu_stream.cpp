@@ -15,6 +15,8 @@ namespace {
 constexpr c10::StreamId kPoolStride = 64;
 constexpr int kNormalPool = 1;
 constexpr int kHighPool = 2;
+// Ids from here up are external streams' handles (pointers, never this small).
+constexpr c10::StreamId kFirstExternalId = kPoolStride * 3;
 
 // One device's pools, filled lazily. Leaked on purpose: streams live as long
 // as the process (their worker threads too), like CUDA's.
@@ -95,6 +97,16 @@ c10::Stream stream_from_pool(c10::DeviceIndex index, bool high_priority) {
   return c10::Stream(c10::Stream::UNSAFE, tpu_device(index), kPoolStride * pool + i);
 }
 
+c10::Stream external_stream(c10::DeviceIndex index, uintptr_t handle) {
+  if (index < 0) index = current_device();
+  check_device_index(index);
+  TORCH_CHECK(handle >= static_cast<uintptr_t>(kFirstExternalId), "invalid tpu stream handle ", handle);
+  auto s = reinterpret_cast<runtime::Stream>(handle);
+  TORCH_CHECK(runtime::stream_device(s) == index, "the external stream belongs to tpu:",
+              runtime::stream_device(s), ", not tpu:", static_cast<int>(index));
+  return c10::Stream(c10::Stream::UNSAFE, tpu_device(index), static_cast<c10::StreamId>(handle));
+}
+
 c10::Stream current_stream(c10::DeviceIndex index) {
   if (index < 0) index = current_device();
   check_device_index(index);
@@ -114,6 +126,7 @@ runtime::Stream native_stream(const c10::Stream& stream) {
   check_device_index(index);
   c10::StreamId id = stream.id();
   if (id == 0) return runtime::default_stream(index);
+  if (id >= kFirstExternalId) return reinterpret_cast<runtime::Stream>(static_cast<uintptr_t>(id));
   int pool = static_cast<int>(id / kPoolStride);
   int i = static_cast<int>(id % kPoolStride);
   TORCH_CHECK((pool == kNormalPool || pool == kHighPool) && i < kStreamsPerPool,

@@ -22,11 +22,18 @@ c10::Device tpu_device(c10::DeviceIndex index);
 // StreamId layout (an implementation detail, like CUDA's):
 //   0                      the device's default stream
 //   kPoolStride * p + i    stream i of pool p: p = 1 normal, p = 2 high priority
+//   the handle itself      a stream made outside torch (ExternalStream): a
+//                          runtime::Stream pointer, above every pool id
 // Pool streams are created lazily and handed out round robin.
 constexpr int kStreamsPerPool = 32;
 
 c10::Stream default_stream(c10::DeviceIndex index);
 c10::Stream stream_from_pool(c10::DeviceIndex index, bool high_priority);
+// A stream created outside torch (runtime::stream_create, by another
+// library), as CUDA's ExternalStream: torch never creates or destroys it, and
+// its creator keeps it alive while torch uses it. Raises if it belongs to
+// another device than `index`.
+c10::Stream external_stream(c10::DeviceIndex index, uintptr_t handle);
 // The calling thread's current stream on `index` (-1: current device).
 c10::Stream current_stream(c10::DeviceIndex index = -1);
 // Makes `stream` current on its device for this thread; returns the old one.
