@@ -117,16 +117,17 @@ def _seed(*parts) -> int:
     return zlib.crc32("/".join(map(str, parts)).encode())
 
 
-def _to_tpu(tree):
-    """tree with its tensors on tpu, same requires_grad (leaves of their own;
-    a tensor passed twice stays one tensor, so its gradient adds up as on CPU)."""
+def on_device(device, tree):
+    """tree with its tensors on device, same requires_grad (leaves of their
+    own; a tensor passed twice stays one tensor, so its gradient adds up as
+    on CPU)."""
     moved: Dict[int, torch.Tensor] = {}
 
     def move(x):
         if not isinstance(x, torch.Tensor):
             return x
         if id(x) not in moved:
-            moved[id(x)] = x.detach().to(DEVICE).requires_grad_(x.requires_grad)
+            moved[id(x)] = x.detach().to(device).requires_grad_(x.requires_grad)
         return moved[id(x)]
 
     return pytree.tree_map(move, tree)
@@ -185,7 +186,7 @@ def _check_input(c: Case, info, dtype: torch.dtype, index: int, module_input) ->
         with torch.no_grad():
             cpu_m(*args, **kwargs)
     tpu_m = copy.deepcopy(cpu_m).to(DEVICE)
-    t_args, t_kwargs = _to_tpu((args, kwargs))
+    t_args, t_kwargs = on_device(DEVICE, (args, kwargs))
 
     expected = cpu_m(*args, **kwargs)
     with torch_tpu.no_fallback():

@@ -64,7 +64,9 @@ from torch.testing._internal.common_optimizers import optim_db, optims
 from torch.testing._internal.common_utils import TestCase
 from torch.utils import _pytree as pytree
 
+import optim_problem as problem
 from device_generic import expecting, instantiate
+from module_harness import _grad_leaves, on_device
 
 MAX_MODULE_INPUTS = 2
 MAX_OPTIM_CONFIGS = 3
@@ -90,31 +92,8 @@ def _expecting(test: str, name: str, dtype: torch.dtype, body) -> None:
     expecting(XFAILS, test, name, str(dtype).removeprefix("torch."), body)
 
 
-def _on(device, tree):
-    """tree with its tensors on device, detached, same requires_grad (a
-    tensor passed twice stays one tensor)."""
-    moved = {}
-
-    def move(x):
-        if not isinstance(x, torch.Tensor):
-            return x
-        if id(x) not in moved:
-            moved[id(x)] = x.detach().to(device).requires_grad_(x.requires_grad)
-        return moved[id(x)]
-
-    return pytree.tree_map(move, tree)
-
-
 def _cpu(tree):
     return pytree.tree_map(lambda x: x.detach().cpu() if isinstance(x, torch.Tensor) else x, tree)
-
-
-def _grad_leaves(tree):
-    out = {}
-    for t in pytree.tree_leaves(tree):
-        if isinstance(t, torch.Tensor) and t.requires_grad:
-            out.setdefault(id(t), t)
-    return list(out.values())
 
 
 def _differentiable_outputs(outputs):
@@ -144,7 +123,7 @@ def _cpu_module(module_info, module_input, dtype, training, seed=1):
     if module_info.is_lazy:
         fi = module_input.forward_input
         with torch.no_grad():
-            m(*_on("cpu", fi.args), **_on("cpu", fi.kwargs))
+            m(*on_device("cpu", fi.args), **on_device("cpu", fi.kwargs))
     return m
 
 
@@ -254,17 +233,17 @@ class TestModuleTPU(TestCase):
     def _non_contiguous(self, device, module_info, mi, dtype, training):
         cpu_m = _cpu_module(module_info, mi, dtype, training)
         fi = mi.forward_input
-        args, kwargs = _on(device, (fi.args, fi.kwargs))
+        args, kwargs = on_device(device, (fi.args, fi.kwargs))
         expected = _run_module(copy.deepcopy(cpu_m).to(device), args, kwargs, _seeded_grads)
         # non-contiguous inputs, then non-contiguous grad outputs too
-        nc_args, nc_kwargs = _noncontiguous_tree(_on(device, (fi.args, fi.kwargs)))
+        nc_args, nc_kwargs = _noncontiguous_tree(on_device(device, (fi.args, fi.kwargs)))
         for label, grads in (("non-contiguous inputs", _seeded_grads),
                              ("non-contiguous inputs and grad outputs",
                               lambda outs: [_noncontiguous(g) for g in _seeded_grads(outs)])):
             actual = _run_module(copy.deepcopy(cpu_m).to(device), nc_args, nc_kwargs, grads)
             for what, a, e in zip(("outputs", "gradients", "buffers"), actual, expected):
                 self.assertEqual(a, e, msg=f"{label}: the {what} differ from the contiguous run's")
-            nc_args, nc_kwargs = _noncontiguous_tree(_on(device, (fi.args, fi.kwargs)))
+            nc_args, nc_kwargs = _noncontiguous_tree(on_device(device, (fi.args, fi.kwargs)))
         return True
 
     # -- save / load and device transfer --------------------------------------
@@ -279,7 +258,7 @@ class TestModuleTPU(TestCase):
     def _save_load(self, device, module_info, mi, dtype, training):
         cpu_m = _cpu_module(module_info, mi, dtype, training)
         fi = mi.forward_input
-        args, kwargs = _on(device, (fi.args, fi.kwargs))
+        args, kwargs = on_device(device, (fi.args, fi.kwargs))
         m = copy.deepcopy(cpu_m).to(device)
         # the forward first: a module whose forward changes its buffers
         # (running statistics) saves the state the others start from
@@ -344,7 +323,7 @@ class TestModuleTPU(TestCase):
         if not _has_channels_last_input((fi.args, fi.kwargs)):
             return False
         cpu_m = _cpu_module(module_info, mi, dtype, training)
-        args, kwargs = _on(device, (fi.args, fi.kwargs))
+        args, kwargs = on_device(device, (fi.args, fi.kwargs))
         expected = _run_module(copy.deepcopy(cpu_m).to(device), args, kwargs, _seeded_grads)
         module_dims = {t.dim() for t in list(cpu_m.parameters()) + list(cpu_m.buffers())} & set(MEMORY_FORMATS)
         variants = [("channels_last inputs", None)]
@@ -356,7 +335,7 @@ class TestModuleTPU(TestCase):
                 with torch_tpu.no_fallback():
                     m = m.to(memory_format=module_format)
             with torch_tpu.no_fallback():
-                cl_args, cl_kwargs = _channels_last_tree(_on(device, (fi.args, fi.kwargs)))
+                cl_args, cl_kwargs = _channels_last_tree(on_device(device, (fi.args, fi.kwargs)))
             actual = _run_module(m, cl_args, cl_kwargs, _seeded_grads)
             for what, a, e in zip(("outputs", "gradients", "buffers"), actual, expected):
                 self.assertEqual(a, e, msg=f"{label}: the {what} differ from the contiguous run's")
@@ -368,46 +347,8 @@ instantiate(TestModuleTPU, globals())
 
 # --- optimizers --------------------------------------------------------------
 
-def _shapes(optim_info):
-    # Muon takes 2-D parameters only; the others a matrix and a vector
-    return [(6, 5), (5, 3)] if optim_info.name == "Muon" else [(6, 5), (5,)]
-
-
 def _params(optim_info, dtype, device):
-    g = torch.Generator().manual_seed(0)
-    return [torch.randn(s, generator=g, dtype=dtype).to(device).requires_grad_() for s in _shapes(optim_info)]
-
-
-def _grads(optim_info, dtype, device, step):
-    g = torch.Generator().manual_seed(100 + step)
-    grads = [torch.randn(s, generator=g, dtype=dtype) for s in _shapes(optim_info)]
-    if optim_info.only_supports_sparse_grads:
-        grads = [x.to_sparse() for x in grads]
-    return [x.to(device) for x in grads]
-
-
-def _loss(params):
-    """A quadratic with a different curvature per element (LBFGS's closure)."""
-    total = 0
-    for k, p in enumerate(params):
-        w = torch.linspace(0.5, 2.0, p.numel(), dtype=p.dtype, device=p.device).reshape(p.shape)
-        total = total + (w * (p - 0.1 * (k + 1)) ** 2).sum()
-    return total
-
-
-def _step(optim_info, opt, params, dtype, step):
-    """One step: with a closure (LBFGS) or with the step's seeded gradients."""
-    if optim_info.step_requires_closure:
-        def closure():
-            opt.zero_grad()
-            loss = _loss(params)
-            loss.backward()
-            return loss
-        opt.step(closure)
-    else:
-        for p, g in zip(params, _grads(optim_info, dtype, params[0].device, step)):
-            p.grad = g
-        opt.step()
+    return [p.to(device).requires_grad_() for p in problem.make_params(optim_info, dtype)]
 
 
 def _configs(optim_info, dtype):
@@ -446,7 +387,7 @@ class TestOptimTPU(TestCase):
             params = _params(optim_info, dtype, device)
             opt = optim_info.optim_cls(params, **copy.deepcopy(kwargs))
             for step in range(OPTIM_STEPS):
-                _step(optim_info, opt, params, dtype, step)
+                problem.step(optim_info, opt, params, dtype, step)
             buffer = io.BytesIO()
             torch.save(opt.state_dict(), buffer)
             snapshot = _cpu(opt.state_dict())
@@ -459,8 +400,8 @@ class TestOptimTPU(TestCase):
             copied.load_state_dict(loaded)
             del loaded
             for step in range(OPTIM_STEPS, 2 * OPTIM_STEPS):
-                _step(optim_info, opt, params, dtype, step)
-                _step(optim_info, copied, copies, dtype, step)
+                problem.step(optim_info, opt, params, dtype, step)
+                problem.step(optim_info, copied, copies, dtype, step)
             torch.tpu.synchronize()
         for k, (a, b) in enumerate(zip(copies, params)):
             self.assertEqual(a.device.type, "tpu")
@@ -477,7 +418,7 @@ class TestOptimTPU(TestCase):
     def _noop(self, device, dtype, optim_info, kwargs):
         def step_without_grads():
             if optim_info.step_requires_closure:
-                opt.step(lambda: _loss(params).detach())  # a loss, no gradients
+                opt.step(lambda: problem.loss(params).detach())  # a loss, no gradients
             else:
                 opt.step()
 
@@ -493,7 +434,7 @@ class TestOptimTPU(TestCase):
         # after a real step the optimizer has state; a step without grads
         # changes neither the parameters nor (but LBFGS's counters) the state
         with torch_tpu.no_fallback():
-            _step(optim_info, opt, params, dtype, 0)
+            problem.step(optim_info, opt, params, dtype, 0)
             opt.zero_grad(set_to_none=True)
             before, state = _cpu(params), _cpu(opt.state_dict()["state"])
             step_without_grads()

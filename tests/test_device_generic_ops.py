@@ -42,7 +42,7 @@ from torch.testing._internal.common_utils import TestCase
 from torch.utils import _pytree as pytree
 
 from device_generic import expecting, instantiate
-from opinfo_harness import _seeded, moved
+from opinfo_harness import _reaches_device, _seeded, call, moved
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_SAMPLES = 8           # variant consistency and non-standard bools: the first samples
@@ -131,16 +131,8 @@ def _expecting(test: str, op, dtype, body) -> None:
 
 def _samples(op, dtype, requires_grad=False, limit=MAX_SAMPLES):
     """The OpInfo's first CPU samples that put a tensor on the device."""
-    def reaches(s):
-        leaves = pytree.tree_leaves((s.input, s.args, s.kwargs))
-        return any(isinstance(x, torch.Tensor) for x in leaves) or s.kwargs.get("device") is not None
-
     gen = _seeded(op.sample_inputs_func(op, "cpu", dtype, requires_grad))
-    return list(itertools.islice((s for s in gen if reaches(s)), limit))
-
-
-def _call(fn, s):
-    return fn(s.input, *s.args, **s.kwargs)
+    return list(itertools.islice((s for s in gen if _reaches_device(s)), limit))
 
 
 def _seed():
@@ -196,7 +188,7 @@ class TestCommonTPU(TestCase):
             s = moved(sample, device)
             _seed()
             with torch_tpu.no_fallback():
-                expected = _call(op, s)
+                expected = call(op, s)
             for label, fn, in_place in variants:
                 if in_place:
                     compared += self._in_place(op, label, fn, sample, expected, device)
@@ -204,7 +196,7 @@ class TestCommonTPU(TestCase):
                 s = moved(sample, device)
                 _seed()
                 with torch_tpu.no_fallback():
-                    actual = _call(fn, s)
+                    actual = call(fn, s)
                 self.assertEqual(actual, expected, msg=f"{label} differs from the function (sample {i})")
                 compared += 1
         grad_variants = [(label, fn) for label, fn, in_place in variants if not in_place]
@@ -219,18 +211,18 @@ class TestCommonTPU(TestCase):
         does, tpu returns its input holding the function's result."""
         cpu = moved(sample, "cpu")
         try:
-            _call(fn, cpu)
+            call(fn, cpu)
         except Exception as cpu_error:
             s = moved(sample, device)
             with self.assertRaises(type(cpu_error), msg=f"{label}: CPU raises {cpu_error!r}"):
-                _call(fn, s)
+                call(fn, s)
             return 1
         if not isinstance(expected, torch.Tensor) or not isinstance(sample.input, torch.Tensor):
             return 0
         s = moved(sample, device)
         _seed()
         with torch_tpu.no_fallback():
-            returned = _call(fn, s)
+            returned = call(fn, s)
         self.assertIs(returned, s.input, msg=f"{label} returns a new tensor, not its input")
         # the result in the input's dtype (x.eq_(y) keeps x's dtype)
         self.assertEqual(s.input, expected.to(s.input.dtype), msg=f"{label} differs from the function")
@@ -246,7 +238,7 @@ class TestCommonTPU(TestCase):
                           if isinstance(t, torch.Tensor) and t.requires_grad]
                 _seed()
                 with torch_tpu.no_fallback():
-                    out = [t for t in pytree.tree_leaves(sample.output_process_fn_grad(_call(fn, s)))
+                    out = [t for t in pytree.tree_leaves(sample.output_process_fn_grad(call(fn, s)))
                            if isinstance(t, torch.Tensor) and t.requires_grad]
                     if not inputs or not out:
                         break
@@ -294,10 +286,10 @@ class TestCommonTPU(TestCase):
             s, o = moved(sample, device), moved(odd, device)
             _seed()
             with torch_tpu.no_fallback():
-                expected = _call(op, s)
+                expected = call(op, s)
             _seed()
             with torch_tpu.no_fallback():
-                actual = _call(op, o)
+                actual = call(op, o)
             self.assertEqual(pytree.tree_map(truth, actual), pytree.tree_map(truth, expected),
                              atol=0, rtol=0, msg=f"non-standard bools change the result (sample {i})")
             compared += 1
@@ -330,13 +322,13 @@ class TestCommonTPU(TestCase):
                 cpu_error = tpu_error = None
                 try:
                     _seed()
-                    _call(op, moved(sample, "cpu"))
+                    call(op, moved(sample, "cpu"))
                 except Exception as e:
                     cpu_error = e
                 try:
                     _seed()
                     with torch_tpu.no_fallback():
-                        _call(op, moved(sample, device))
+                        call(op, moved(sample, device))
                 except Exception as e:
                     tpu_error = e
                 try:  # a kernel that fails after its launch was accepted is a defect whatever CPU does

@@ -31,6 +31,8 @@ import torch
 import torch_tpu
 from torch.testing._internal.common_optimizers import optim_db
 
+import optim_problem as problem
+
 DEVICE = "tpu"
 STEPS = 5
 # torch.testing.assert_close's defaults for the dtype, as PyTorch's TestOptim.
@@ -99,38 +101,7 @@ def _check_table():
             f"XFAILS row {(o, m, d, t)} matches no case"
 
 
-# --- the parameters, gradients and loss ------------------------------------
-
-def _shapes(info):
-    # Muon takes 2-D parameters only; everyone else gets a matrix and a vector
-    return [(6, 5), (5, 3)] if info.name == "Muon" else [(6, 5), (5,)]
-
-
-def _randn(shape, dtype, g):
-    return torch.randn(shape, generator=g, dtype=dtype)
-
-
-def _make_params(info, dtype):
-    g = torch.Generator().manual_seed(0)
-    return [_randn(s, dtype, g) for s in _shapes(info)]
-
-
-def _grads(info, dtype, step):
-    g = torch.Generator().manual_seed(100 + step)
-    if info.only_supports_sparse_grads:
-        return [_randn(s, dtype, g).to_sparse() for s in _shapes(info)]
-    return [_randn(s, dtype, g) for s in _shapes(info)]
-
-
-def _loss(params):
-    """A quadratic with a different curvature per element (closure optimizers)."""
-    total = 0
-    for k, p in enumerate(params):
-        r = torch.view_as_real(p) if p.is_complex() else p
-        w = torch.linspace(0.5, 2.0, r.numel(), dtype=r.dtype, device=r.device).reshape(r.shape)
-        total = total + (w * (r - 0.1 * (k + 1)) ** 2).sum()
-    return total
-
+# --- the parameters, gradients and loss: tests/optim_problem.py ----------
 
 def _kwargs(info, impl, index, device):
     kwargs = copy.deepcopy(info.optim_inputs_func("cuda")[index].kwargs)
@@ -146,20 +117,10 @@ def _kwargs(info, impl, index, device):
 
 
 def _run(info, impl, index, dtype, device):
-    params = [p.to(device).requires_grad_() for p in _make_params(info, dtype)]
+    params = [p.to(device).requires_grad_() for p in problem.make_params(info, dtype)]
     opt = info.optim_cls(params, **_kwargs(info, impl, index, device))
-    for step in range(STEPS):
-        if info.step_requires_closure:
-            def closure():
-                opt.zero_grad()
-                loss = _loss(params)
-                loss.backward()
-                return loss
-            opt.step(closure)
-        else:
-            for p, grad in zip(params, _grads(info, dtype, step)):
-                p.grad = grad.to(device)
-            opt.step()
+    for i in range(STEPS):
+        problem.step(info, opt, params, dtype, i)
     return params, opt
 
 
@@ -238,7 +199,7 @@ class TestOptimDb:
         """A checkpoint taken on CPU (2 steps) loads into the optimizer of the
         tpu parameters, and 3 more steps on each device agree."""
         info = OPTIMS[name]
-        cpu_params = [p.requires_grad_() for p in _make_params(info, torch.float32)]
+        cpu_params = [p.requires_grad_() for p in problem.make_params(info, torch.float32)]
         cpu_opt = info.optim_cls(cpu_params, **_kwargs(info, impl, index, "cpu"))
         tpu_params = tpu_opt = None
         for step in range(STEPS):
@@ -246,7 +207,7 @@ class TestOptimDb:
                 tpu_params = [p.detach().to(DEVICE).requires_grad_() for p in cpu_params]
                 tpu_opt = info.optim_cls(tpu_params, **_kwargs(info, impl, index, DEVICE))
                 tpu_opt.load_state_dict(copy.deepcopy(cpu_opt.state_dict()))
-            grads = _grads(info, torch.float32, step)
+            grads = problem.grads(info, torch.float32, step)
             for params, opt, device in [(cpu_params, cpu_opt, "cpu"), (tpu_params, tpu_opt, DEVICE)]:
                 if opt is None:
                     continue
@@ -268,10 +229,10 @@ class TestOptimDb:
         index = 0  # optim_db's "default" configuration
         results = {}
         for devices in (["cpu", "cpu"], ["tpu:0", "tpu:1"]):
-            params = [p.to(d).requires_grad_() for p, d in zip(_make_params(info, torch.float32), devices)]
+            params = [p.to(d).requires_grad_() for p, d in zip(problem.make_params(info, torch.float32), devices)]
             opt = info.optim_cls(params, **_kwargs(info, impl, index, devices[0].split(":")[0]))
             for step in range(STEPS):
-                for p, g, d in zip(params, _grads(info, torch.float32, step), devices):
+                for p, g, d in zip(params, problem.grads(info, torch.float32, step), devices):
                     p.grad = g.to(d)
                 opt.step()
             results[devices[0]] = params
@@ -286,9 +247,9 @@ class TestOptimDb:
         host values in), the host only enqueues (the sync debug mode raises at
         any host sync)."""
         info = OPTIMS[name]
-        params = [p.to(DEVICE).requires_grad_() for p in _make_params(info, torch.float32)]
+        params = [p.to(DEVICE).requires_grad_() for p in problem.make_params(info, torch.float32)]
         opt = info.optim_cls(params, **_kwargs(info, impl, index, DEVICE))
-        grads = [[g.to(DEVICE) for g in _grads(info, torch.float32, step)] for step in range(3)]
+        grads = [[g.to(DEVICE) for g in problem.grads(info, torch.float32, step)] for step in range(3)]
         old = torch.tpu.get_sync_debug_mode()
         for step, step_grads in enumerate(grads):
             for p, g in zip(params, step_grads):
