@@ -1,7 +1,8 @@
 """Batched solvers on the device LAPACK (scipy-openblas32, one matrix per
 task spread over the device's cores) against CPU eager (torch's bundled
-MKL LAPACK) in the same process: solve, cholesky, qr, svd and eigh, float32,
-at n = 64 (a batch of 64) and n = 512 (a batch of 4).
+MKL LAPACK) in the same process: solve, cholesky, qr, svd, eigh, and the
+general-matrix ones (eig, lstsq, cholesky_solve, ldl_factor, matrix_exp),
+float32, at n = 64 (a batch of 64) and n = 512 (a batch of 4).
 ratio = tpu time / CPU time (target: <= 2). Functional calls, so both sides
 allocate their outputs; the errors check (info) syncs on both sides as
 torch.linalg does."""
@@ -29,6 +30,11 @@ def run(sizes=SIZES) -> list:
             ("qr", torch.linalg.qr, (a,)),
             ("svd", lambda x: torch.linalg.svd(x, full_matrices=False), (a,)),
             ("eigh", torch.linalg.eigh, (spd,)),
+            ("eig", torch.linalg.eig, (a,)),
+            ("lstsq", lambda x, y: torch.linalg.lstsq(x, y).solution, (a, b)),
+            ("cholesky_solve", torch.cholesky_solve, (b, torch.linalg.cholesky(spd))),
+            ("ldl_factor", torch.linalg.ldl_factor, (spd,)),
+            ("matrix_exp", torch.linalg.matrix_exp, (a / n ** 0.5,)),
         ]
         for name, fn, args in cases:
             dev = tuple(t.to("tpu") for t in args)

@@ -2,7 +2,7 @@
 ratio = tpu time / CPU time (below 1: tpu faster). Cases: mm 1024^3 in float32
 and bfloat16 (row-major and B transposed), bmm as in a small attention
 (scores and weighted values), addmm as in nn.Linear (x @ W^T + bias) and its
-weight gradient, mv, addbmm. The machine's cores are shared: numbers are indicative."""
+weight gradient, mv, addbmm, complex mm/bmm. The machine's cores are shared: numbers are indicative."""
 
 from __future__ import annotations
 
@@ -44,6 +44,13 @@ def cases():
     # addbmm: 64 batches of 128x64 @ 64x128 summed (one GEMM on tpu, 64 addmm_ on CPU)
     s, b1, b2 = r(128, 128), r(64, 128, 64), r(64, 64, 128)
     out.append(("addbmm 64x(128x64 @ 64x128) float32", 2 * 64 * 128 * 64 * 128, torch.addbmm, (s, b1, b2)))
+    # complex (the device BLAS's cgemm/zgemm): a square product and a batch
+    for dt in (torch.complex64, torch.complex128):
+        name = str(dt).replace("torch.", "")
+        a, b = r(512, 512).to(dt) + 1j * r(512, 512).to(dt), r(512, 512).to(dt)
+        out.append((f"mm 512^3 {name}", 8 * 512 ** 3, torch.mm, (a, b)))
+        q, k = r(32, 128, 64).to(dt), r(32, 64, 128).to(dt)
+        out.append((f"bmm 32x128x64x128 {name}", 8 * 32 * 128 * 64 * 128, torch.bmm, (q, k)))
     return out
 
 

@@ -80,17 +80,9 @@ DISCONTINUOUS = {"floor", "sign", "eq", "lt", "argmax", "sort", "floor_divide", 
                  "index_select", "copy_", "sin"}
 
 
-def _matmul_bool(xs):
-    return any(x.dtype == torch.bool for x in xs) and any(x.numel() == 0 for x in xs)
-
-
 # Known differences, skipped (each has an xfail program in fuzz_regressions/):
 # op -> (predicate on the CPU arguments, reason).
-KNOWN = {
-    "matmul": (_matmul_bool, "bool with a zero-size dimension: CPU returns its empty or zero result "
-                             "without reaching its dtype dispatch; tpu's generated dtype check raises "
-                             "NotImplementedError (mm_of_bool_with_a_zero_size)"),
-}
+KNOWN = {}
 
 
 def _undefined(kind: str, xs: list) -> bool:

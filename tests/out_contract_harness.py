@@ -167,6 +167,9 @@ class _Tolerances:
 
 # Values in low precision: the entries' tolerances live with their OpInfo
 # tests; here a result must be the same number up to reduced-precision rounding.
-# (float64: a float32 result cast into a float64 out, dtype_castable.)
-_TOLERANT = _Tolerances(atol={"float16": 1e-2, "bfloat16": 5e-2, "float32": 1e-4, "float64": 1e-4},
-                        rtol={"float16": 1e-2, "bfloat16": 2e-2, "float32": 1e-4, "float64": 1e-4})
+# (float64, complex128: a float32 or complex64 result cast into a wider out,
+# dtype_castable.)
+_TOLERANT = _Tolerances(atol={"float16": 1e-2, "bfloat16": 5e-2, "float32": 1e-4, "float64": 1e-4,
+                              "complex64": 1e-4, "complex128": 1e-4},
+                        rtol={"float16": 1e-2, "bfloat16": 2e-2, "float32": 1e-4, "float64": 1e-4,
+                              "complex64": 1e-4, "complex128": 1e-4})

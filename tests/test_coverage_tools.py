@@ -365,13 +365,13 @@ def test_dtype_gaps_list_declared_dtypes_cpu_has_beyond():
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     entries = [e for e in manifest.load(os.path.join(root, "ops.yaml"))
-               if e.op in ("mm", "norm.out", "abs", "logaddexp")]
+               if e.op in ("convolution", "norm.out", "abs", "logaddexp")]
     plans = document.test_plans(entries)
     gaps = {op: missing for op, _, missing in sections.dtype_gaps(SimpleNamespace(plans=plans))}
-    assert gaps["mm"] == ["complex64", "complex128"]
+    assert gaps["convolution"] == ["complex64", "complex128"]
     assert "abs" not in gaps and "logaddexp" not in gaps  # any dtype; all of CPU's
     text = sections.dtype_gap_section(SimpleNamespace(plans=plans))
-    assert ("| `mm` | uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 | "
-            "complex64, complex128 | — |") in text
+    assert ("| `convolution` | uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 | "
+            "complex64, complex128 | ") in text
     norm = next(line for line in text.splitlines() if line.startswith("| `norm.out` |"))
     assert norm.endswith(f"| {plans['norm.out'].entry.notes} |")

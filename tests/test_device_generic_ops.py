@@ -61,31 +61,8 @@ XFAILS = {
 # be exactly those its rows name (a dtype that starts working, or a new
 # difference, fails the test until the table is updated).
 DTYPE_GAPS = {
-    "complex GEMMs have no tpu kernel yet: the matrix unit's kernels take real dtypes (issue 17, "
-    "complex mm/bmm)": {
-        "addbmm": "complex64 complex128", "addmm": "complex64 complex128",
-        "addmm.decomposed": "complex64 complex128", "addmv": "complex64 complex128",
-        "baddbmm": "complex64 complex128", "bmm": "complex64 complex128", "dot": "complex64 complex128",
-        "vdot": "complex64 complex128", "matmul": "complex64 complex128", "mv": "complex64 complex128",
-        "mm": "complex64 complex128", "linalg.vecdot": "complex64 complex128",
-        "linalg.multi_dot": "complex64 complex128", "nn.functional.bilinear": "complex64 complex128",
-        "nn.functional.linear": "complex64 complex128",
-    },
-    "bool matrix products (CPU: any(a and b) over k) have no tpu kernel": {
-        "mm": "bool", "linalg.multi_dot": "bool", "nn.functional.linear": "bool",
-    },
-    "the device LAPACK factorizes float32/float64/complex; CPU 2.13 also takes float16/bfloat16": {
-        "svd": "float16 bfloat16", "linalg.svd": "float16 bfloat16",
-    },
-    "_pdist_forward's tpu kernel is float32/float64 only": {
-        "nn.functional.pdist": "float16 bfloat16",
-    },
     "complex(float16, float16) is complex32, a dtype tpu does not store": {
         "complex": "float16",
-    },
-    "searchsorted's tpu kernel covers integer and floating dtypes; CPU also orders complex "
-    "(lexicographically) and bool": {
-        "searchsorted": "complex64 complex128 bool",
     },
 }
 

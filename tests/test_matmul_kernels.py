@@ -17,7 +17,8 @@ torch_tpu = pytest.importorskip("torch_tpu")
 FLOATS = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
 INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float64: dict(atol=1e-10, rtol=1e-10),
-       torch.bfloat16: dict(atol=5e-2, rtol=2e-2), torch.float16: dict(atol=1e-2, rtol=1e-2)}
+       torch.bfloat16: dict(atol=5e-2, rtol=2e-2), torch.float16: dict(atol=1e-2, rtol=1e-2),
+       torch.complex64: dict(atol=1e-4, rtol=1e-4), torch.complex128: dict(atol=1e-10, rtol=1e-10)}
 
 
 def tol(dtype):
@@ -138,11 +139,87 @@ def test_mm_errors():
         torch.mm(tpu(f), values((4, 5), torch.float32))
 
 
-@pytest.mark.parametrize("dtype", [torch.bool, torch.complex64, torch.uint16])
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint16])
 def test_mm_unsupported_dtypes(dtype):
     a = make_tensor((2, 2), dtype)
+    assert error_of(torch.mm, a, a)[0] is NotImplementedError  # as on CPU
     with pytest.raises(NotImplementedError):
         torch.mm(tpu(a), tpu(a))
+
+
+def test_bool_mm_without_products_runs_as_on_cpu():
+    # CPU returns before it looks for a bool kernel when k == 0 or the result is empty
+    a, b = torch.zeros(3, 0, dtype=torch.bool), torch.zeros(0, 4, dtype=torch.bool)
+    assert_matches(torch.mm, a, b)
+    assert_matches(torch.mm, torch.ones(0, 2, dtype=torch.bool), torch.ones(2, 4, dtype=torch.bool))
+    assert_matches(lambda s, x, y: torch.addmm(s, x, y, beta=0), torch.ones(3, 4, dtype=torch.bool), a, b)
+    assert_same_error(torch.addmm, torch.ones(3, 4, dtype=torch.bool), a, b)  # bool.mul_(beta)
+
+
+# --- complex: the device BLAS (kernels/linalg/complex_gemm.cpp) --------------
+
+def complex_values(shape, dtype, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, dtype=dtype, generator=g)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_mm_layouts_and_conj(dtype):
+    """Each operand layout the kernel tells apart: row-major (read in place),
+    column-major (BLAS transposes it, 'C' when conjugated), conjugated
+    row-major and sliced both ways (copied first), a C without unit column
+    stride (computed aside), and the conj bit on either side."""
+    a, b = complex_values((37, 50), dtype, 1), complex_values((50, 29), dtype, 2)
+    cases = {
+        "plain": lambda x, y: x @ y,
+        "conj a": lambda x, y: x.conj() @ y,
+        "conj b": lambda x, y: x @ y.conj(),
+        "transposed": lambda x, y: y.mT @ x.mT,
+        "adjoint": lambda x, y: y.mH @ x.mH,
+        "sliced": lambda x, y: x[::2, ::2] @ y[::2, ::3],
+        "broadcast row": lambda x, y: x[:1].expand(5, 50) @ y,
+        "vector": lambda x, y: x[:1] @ y[:, :1],
+    }
+    for name, fn in cases.items():
+        want = fn(a, b)
+        with torch_tpu.no_fallback():
+            got = fn(tpu(a), tpu(b))
+        torch.testing.assert_close(got.cpu(), want, **tol(dtype), msg=name)
+    out = torch.empty(29, 37, dtype=dtype, device="tpu").mT  # column-major out=
+    torch.mm(tpu(a), tpu(b), out=out)
+    torch.testing.assert_close(out.cpu(), a @ b, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_addmm_bmm_baddbmm(dtype):
+    a, b = complex_values((20, 33), dtype, 1), complex_values((33, 17), dtype, 2)
+    for self in (complex_values((20, 17), dtype, 3), complex_values((17,), dtype, 4)):
+        for alpha, beta in ((1, 1), (2 + 1j, 0.5 - 1j), (1j, 0)):
+            assert_matches(torch.addmm, self, a, b, alpha=alpha, beta=beta)
+    nan = torch.full((20, 17), complex(float("nan"), 0), dtype=dtype)
+    assert_matches(torch.addmm, nan, a, b, beta=0)  # beta == 0 never reads self
+    assert_matches(torch.addmm, complex_values((20, 17), dtype, 3), a[:, :0], b[:0], beta=2j)  # k == 0
+    x, y = complex_values((4, 9, 11), dtype, 5), complex_values((4, 11, 6), dtype, 6)
+    assert_matches(torch.bmm, x, y)
+    assert_matches(torch.bmm, x.conj(), y.mT.contiguous().mT)
+    assert_matches(torch.baddbmm, complex_values((4, 9, 6), dtype, 7), x, y, beta=1j, alpha=-2)
+    assert_matches(torch.addbmm, complex_values((9, 6), dtype, 7), x, y, beta=1j, alpha=-2)
+    s = tpu(complex_values((20, 17), dtype, 3))
+    want = torch.addmm(s.cpu(), a, b, alpha=1j)
+    s.addmm_(tpu(a), tpu(b), alpha=1j)  # self is the output
+    torch.testing.assert_close(s.cpu(), want, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_dot_vdot_mv(dtype):
+    x, y = complex_values((23,), dtype, 1), complex_values((23,), dtype, 2)
+    for fn in (torch.dot, torch.vdot):
+        assert_matches(fn, x, y)
+        assert_matches(lambda p, q: fn(p.conj(), q), x, y)  # vdot of a conj view is dot
+        assert_matches(lambda p, q: fn(p, q.conj()), x, y)
+    m = complex_values((15, 23), dtype, 3)
+    assert_matches(torch.mv, m, x)
+    assert_matches(torch.addmv, complex_values((15,), dtype, 4), m.mT.contiguous().mT, x, beta=1j)
 
 
 # --- addmm ---------------------------------------------------------------------------

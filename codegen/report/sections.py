@@ -257,9 +257,8 @@ def dtype_gap_section(f: Facts) -> str:
                   "variant has counts, and an OpInfo whose function converts its input before "
                   "calling the op (softmax's dtype=, the FFTs' real input) lists dtypes the op "
                   "itself never sees. The rest raise NotImplementedError on tpu, naming the op "
-                  "and dtype: each is a kernel to write (complex GEMM: the issue \"Linear "
-                  "algebra, FFT and the matrix unit\"), or a reason to give in the entry's notes "
-                  "(shown here)."),
+                  "and dtype: each is a kernel to write, or a reason to give in the entry's "
+                  "notes (shown here)."),
              "", f"{count(len(gaps), 'entry', 'entries')}, "
              f"{sum(len(g[2]) for g in gaps)} (entry, dtype) pairs.", ""]
     if gaps:

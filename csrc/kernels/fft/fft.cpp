@@ -1,8 +1,13 @@
 // Transforms along one axis (fft.h). A Plan holds what one length needs
-// (twiddles; for Bluestein the chirp and its transformed kernel); lines are
-// split over the cores, each gathered into a buffer, transformed, scattered.
+// (twiddles; for Bluestein the chirp and its transformed kernel), cached per
+// length; lines are split over the cores, each gathered into a buffer,
+// transformed, scattered.
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
 #include <stdexcept>
 #include <vector>
@@ -104,9 +109,38 @@ struct Plan {
   }
 };
 
+// Plans are cached per length, as cuFFT's plan cache: a Bluestein plan costs
+// a transform of the convolution length and 2n exp() calls. Bounded: the
+// oldest half is dropped past kMaxPlans lengths (callers hold shared_ptrs).
+std::shared_ptr<const Plan> plan_for(int64_t n) {
+  constexpr size_t kMaxPlans = 64;
+  static std::mutex mu;
+  static std::map<int64_t, std::pair<uint64_t, std::shared_ptr<const Plan>>> cache;
+  static uint64_t clock = 0;
+  {
+    std::lock_guard<std::mutex> guard(mu);
+    auto it = cache.find(n);
+    if (it != cache.end()) {
+      it->second.first = ++clock;
+      return it->second.second;
+    }
+  }
+  auto plan = std::make_shared<const Plan>(n);  // built outside the lock
+  std::lock_guard<std::mutex> guard(mu);
+  if (cache.size() >= kMaxPlans) {
+    std::vector<std::pair<uint64_t, int64_t>> ages;
+    for (const auto& [len, entry] : cache) ages.emplace_back(entry.first, len);
+    std::sort(ages.begin(), ages.end());
+    for (size_t i = 0; i < ages.size() / 2; ++i) cache.erase(ages[i].second);
+  }
+  cache[n] = {++clock, plan};
+  return plan;
+}
+
 template <typename R>
 void c2c_typed(std::complex<R>* data, int64_t outer, int64_t n, int64_t inner, bool is_forward, double scale) {
-  const Plan plan(n);
+  const auto shared = plan_for(n);
+  const Plan& plan = *shared;
   runtime::parallel_for(0, outer * inner, std::max<int64_t>(1, 4096 / n), [&](int64_t b, int64_t e) {
     std::vector<cd> line(n), work;
     for (int64_t l = b; l < e; ++l) {
@@ -121,7 +155,8 @@ void c2c_typed(std::complex<R>* data, int64_t outer, int64_t n, int64_t inner, b
 template <typename R>
 void c2r_typed(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64_t n, int64_t inner,
                double scale) {
-  const Plan plan(n);
+  const auto shared = plan_for(n);
+  const Plan& plan = *shared;
   runtime::parallel_for(0, outer * inner, std::max<int64_t>(1, 4096 / n), [&](int64_t b, int64_t e) {
     std::vector<cd> line(n), work;
     for (int64_t l = b; l < e; ++l) {

@@ -611,7 +611,7 @@ const char* kernel_name(DType t) {
 }  // namespace TORCH_TPU_ISA
 
 // This variant's entries (see gemm_dispatch.cpp).
-void TORCH_TPU_ISA_ENTRY(gemm)(const GemmDesc& d) { gemm_detail::run(d); }
-const char* TORCH_TPU_ISA_ENTRY(gemm_kernel_name)(DType t) { return gemm_detail::kernel_name(t); }
+void TORCH_TPU_ISA_ENTRY(real_gemm)(const GemmDesc& d) { gemm_detail::run(d); }
+const char* TORCH_TPU_ISA_ENTRY(real_gemm_kernel_name)(DType t) { return gemm_detail::kernel_name(t); }
 
 }  // namespace torch_tpu::kernels

@@ -36,21 +36,27 @@ struct GemmDesc {
   double alpha = 1, beta = 0;
   int64_t ialpha = 1, ibeta = 0;
   bool beta_zero = true;
+  // Complex dtypes only: the imaginary parts of alpha and beta, and whether
+  // A or B is read conjugated (a tensor with PyTorch's conj bit: mm, bmm and
+  // dot take them as they are, and vdot conjugates its first operand).
+  double alpha_imag = 0, beta_imag = 0;
+  bool conj_a = false, conj_b = false;
 
   // The device memory it reads and writes (the launch names it: strict mode).
   std::vector<const void*> buffers() const { return {a.data, b.data, c.data, s.data}; }
 };
 
-// Dtypes gemm supports: float16, bfloat16, float32, float64 and the signed
-// integer types plus uint8.
+// Dtypes gemm supports: float16, bfloat16, float32, float64, the signed
+// integer types plus uint8, and complex64/complex128 (complex_gemm.cpp: the
+// device BLAS).
 bool gemm_supports(DType t);
 
 // Runs on the calling device worker (inside a launched body), split over the
 // device's cores. Throws std::invalid_argument for unsupported dtypes.
 void gemm(const GemmDesc& d);
 
-// Which micro-kernel family serves a dtype ("avx512-fma", "avx512-bf16",
-// "generic", ...): for tests and benchmarks.
+// Which micro-kernel family serves a dtype ("avx512-vector", "amx-bf16",
+// "blas-zgemm", ...): for tests and benchmarks.
 const char* gemm_kernel_name(DType t);
 
 }  // namespace torch_tpu::kernels

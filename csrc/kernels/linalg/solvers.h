@@ -33,6 +33,20 @@ void lu_solve(const MatrixBatch& lu, VectorBatch pivots, const MatrixBatch& b,
               const std::vector<int64_t>& lu_index, char trans);
 // potrf: the Cholesky factor in the `upper` or lower triangle.
 void cholesky(const MatrixBatch& a, VectorBatch infos, bool upper);
+// potri: the inverse of A from its Cholesky factor (in the `upper` or lower
+// triangle) in place; LAPACK writes that triangle, the other one gets its
+// conjugate (the inverse is hermitian).
+void cholesky_inverse(const MatrixBatch& a, VectorBatch infos, bool upper);
+// potrs: solves A X = B in place of B with A's Cholesky factor (the `upper`
+// or lower triangle of `factor`); the batches are equal.
+void cholesky_solve(const MatrixBatch& factor, const MatrixBatch& b, VectorBatch infos, bool upper);
+// sytrf, or hetrf when hermitian: A = L D L^T (L D L^H) with Bunch-Kaufman
+// pivoting in place, 1-based int32 pivots (negative for 2x2 blocks).
+void ldl_factor(const MatrixBatch& a, VectorBatch pivots, VectorBatch infos, bool upper, bool hermitian);
+// sytrs / hetrs: solves A X = B in place of B from ldl_factor's result;
+// ld_index[i] is the factor of right-hand side i (batch broadcasting).
+void ldl_solve(const MatrixBatch& ld, VectorBatch pivots, const MatrixBatch& b,
+               const std::vector<int64_t>& ld_index, bool upper, bool hermitian);
 // trsm: op(A) X = B (left) or X op(A) = B, in place of B; A and B batches equal.
 void triangular_solve(const MatrixBatch& a, const MatrixBatch& b, bool left, bool upper,
                       char trans, bool unit_diagonal);
@@ -49,6 +63,27 @@ void eigh(const MatrixBatch& a, VectorBatch values, VectorBatch infos, bool uppe
 // (u, vh: rows x rows / cols x cols when full, else reduced). a is destroyed.
 void svd(const MatrixBatch& a, VectorBatch s, const MatrixBatch& u, const MatrixBatch& vh,
          VectorBatch infos, bool full, bool compute_uv);
+
+// geev: eigenvalues and, if vectors, right eigenvectors of a general matrix;
+// a is destroyed. Real dtypes: values holds wr (n) then wi (n) per matrix,
+// and a conjugate pair's vectors are LAPACK's two real columns
+// (eig_complex_vectors turns them into complex ones). Complex dtypes:
+// values holds the n complex eigenvalues.
+void eig(const MatrixBatch& a, VectorBatch values, const MatrixBatch& vectors, VectorBatch infos,
+         bool compute_vectors);
+// Complex eigenvectors (complex_vectors: complex, n x n column-major) from
+// geev's real ones (real_vectors, same layout) and the complex eigenvalues
+// (values, n per matrix): a pair (j, j+1) with non-zero imaginary part gives
+// v_j = x_j + i x_{j+1} and v_{j+1} = x_j - i x_{j+1}.
+void eig_complex_vectors(const MatrixBatch& complex_vectors, VectorBatch values, const MatrixBatch& real_vectors);
+// Least squares min ||A X - B|| per right-hand side matrix, X in the first
+// cols rows of b (b has max(rows, cols) rows). a_index[i] is the A matrix of
+// B matrix i (batch broadcasting; A is copied before each call, as LAPACK
+// destroys it). driver "gels" (QR, full rank) or "gelsy" (complete
+// orthogonal factorization with rank from rcond); gelsy writes the rank
+// (int64, one per A matrix). infos: one per A matrix.
+void lstsq(const MatrixBatch& a, const MatrixBatch& b, const std::vector<int64_t>& a_index, int64_t* rank,
+           VectorBatch infos, double rcond, bool gelsy);
 
 // LAPACK's row interchanges as a permutation: perm (count rows of m int64,
 // holding 0..m-1) gets perm[i] <-> perm[pivots[i] - 1] for i < k, in order.

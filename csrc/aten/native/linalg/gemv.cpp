@@ -1,5 +1,6 @@
-// Products with vectors on tpu: addmv (what mv reaches), dot and vdot (real
-// dtypes), through the device GEMM's matrix-vector path (kernels/linalg/gemv.cpp).
+// Products with vectors on tpu: addmv (what mv reaches), dot and vdot,
+// through the device GEMM (its matrix-vector path, kernels/linalg/gemv.cpp,
+// for real dtypes; the device BLAS for complex ones).
 // CPU's implementations call CPU BLAS: direct routes with CPU's checks.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/dot.h>
@@ -63,11 +64,10 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& tensor) {
   return result;
 }
 
-// Real dtypes: vdot is dot (CPU's vdot calls at::dot for them).
+// vdot is dot with self conjugated: a conj-bit view the complex GEMM reads
+// as it is (real dtypes: conj() is self, and vdot is dot, as on CPU).
 at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "\"vdot\" not implemented for '",
-                              self.scalar_type(), "' on tpu");
-  return at::dot(self, other);
+  return at::dot(self.conj(), other);
 }
 
 }  // namespace torch_tpu::aten

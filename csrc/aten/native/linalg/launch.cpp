@@ -15,7 +15,18 @@ struct Scalars {
   double alpha = 1, beta = 0;
   int64_t ialpha = 1, ibeta = 0;
   bool beta_zero = true;
+  double alpha_imag = 0, beta_imag = 0;
 };
+
+template <typename T>
+Scalars complex_scalars(const at::Scalar& alpha, const at::Scalar& beta) {
+  Scalars s;
+  const T a = alpha.to<T>(), b = beta.to<T>();
+  s.alpha = a.real(), s.alpha_imag = a.imag();
+  s.beta = b.real(), s.beta_imag = b.imag();
+  s.beta_zero = b == T(0);
+  return s;
+}
 
 // As CPU's gemm receives them: alpha.to<opmath_t>() (float for float16,
 // bfloat16 and float32; the integer type itself for integers), with the same
@@ -42,6 +53,8 @@ Scalars convert_scalars(at::ScalarType t, const at::Scalar& alpha, const at::Sca
       s.alpha = alpha.to<double>(), s.beta = beta.to<double>(), s.beta_zero = s.beta == 0;
       return s;
     }
+    case at::kComplexFloat: return complex_scalars<c10::complex<float>>(alpha, beta);
+    case at::kComplexDouble: return complex_scalars<c10::complex<double>>(alpha, beta);
     case at::kByte: return int_scalars<uint8_t>(alpha, beta);
     case at::kChar: return int_scalars<int8_t>(alpha, beta);
     case at::kShort: return int_scalars<int16_t>(alpha, beta);
@@ -88,17 +101,32 @@ void run_gemm(const char* op, const at::Tensor& result, const at::Tensor& a_, co
               const at::Tensor* self, const at::Scalar& alpha, const at::Scalar& beta,
               bool batched) {
   if (result.numel() == 0) return;
+  if (result.scalar_type() == at::kBool && a_.size(batched ? 2 : 1) == 0) {
+    // CPU's addmm and bmm handle k == 0 before they look for a kernel of the
+    // dtype, so bool runs there; with the same ops, so the same errors.
+    if (self == nullptr || beta.toComplexDouble() == 0.0) {
+      result.zero_();
+    } else {
+      if (!same_view(*self, result)) result.copy_(*self);
+      result.mul_(beta);
+    }
+    return;
+  }
   const Scalars sc = convert_scalars(result.scalar_type(), alpha, beta);
+  // The complex GEMM reads conjugated operands as they are (PyTorch's conj
+  // bit: mm, bmm and dot fall through the Conjugate key); a conjugated self
+  // or result is resolved.
   const at::Tensor a = a_.resolve_neg(), b = b_.resolve_neg();
   const bool use_self = self != nullptr && !sc.beta_zero;
 
-  // A result that overlaps an input (or itself) is computed aside.
-  const bool aside = may_overlap(result, a) || may_overlap(result, b) ||
+  // A result that overlaps an input (or itself), or carries the conj bit, is
+  // computed aside.
+  const bool aside = may_overlap(result, a) || may_overlap(result, b) || result.is_conj() ||
                      at::has_internal_overlap(result) == at::MemOverlap::Yes;
   const at::Tensor out = aside ? at::empty(result.sizes(), result.options()) : result;
   at::Tensor s;
   if (use_self) {
-    s = self->resolve_neg();
+    s = self->resolve_neg().resolve_conj();
     if (!aside && !same_view(s, out) && may_overlap(s, out)) {
       out.copy_(s);  // CPU's result.copy_(self), then accumulate in place
       s = out;
@@ -116,6 +144,8 @@ void run_gemm(const char* op, const at::Tensor& result, const at::Tensor& a_, co
   d.c = view_of(out, batched);
   d.s = use_self ? view_of(s, batched) : d.c;
   d.alpha = sc.alpha, d.beta = sc.beta, d.ialpha = sc.ialpha, d.ibeta = sc.ibeta;
+  d.alpha_imag = sc.alpha_imag, d.beta_imag = sc.beta_imag;
+  d.conj_a = a.is_conj(), d.conj_b = b.is_conj();
   d.beta_zero = !use_self;
   launch(out.device().index(), op, d.buffers(),
          [d] { kernels::gemm(d); });

@@ -7,108 +7,14 @@
 // whole batch on the device's cores. A tensor that is not batched
 // column-major (a user's out=, a conjugate view) is worked on in a
 // column-major copy, copied back afterwards.
-#include <ATen/core/Tensor.h>
 #include <ATen/TensorIterator.h>
-#include <ATen/native/TransposeType.h>
-#include <ATen/ops/empty.h>
 
-#include <utility>
-#include <vector>
-
-#include "aten/launch.h"
+#include "aten/native/linalg/lapack_operands.h"
 #include "generated/stub_kernels.h"
-#include "kernels/linalg/solvers.h"
 
 namespace torch_tpu::aten {
-namespace {
 
-namespace sv = kernels::solvers;
-
-// A tensor as the device sees it: `work` is the tensor's memory or a copy
-// of it, written back to `target` by finish() when `writes` and they differ.
-// Like CPU's LAPACK kernels, the device reads raw memory: a conjugate bit is
-// not applied (ATen passes conjugate views on purpose, with ConjTranspose).
-struct Operand {
-  at::Tensor target, work;
-  bool writes = false, copied = false;
-  void finish() const {
-    if (writes && copied) raw(target).copy_(work);
-  }
-  const void* ptr() const { return work.data_ptr(); }
-  static at::Tensor raw(const at::Tensor& t) { return t.is_conj() ? t.conj() : t; }
-};
-
-Operand column_major(const at::Tensor& t, bool writes) {
-  at::Tensor raw = Operand::raw(t);
-  TORCH_CHECK(!raw.is_neg(), "tpu linalg: negative views reach the device LAPACK only resolved");
-  if (raw.mT().is_contiguous()) return {t, raw, writes};
-  at::Tensor work = at::empty(raw.mT().sizes(), raw.options()).mT();
-  work.copy_(raw);
-  return {t, work, writes, true};
-}
-
-// triangular_solve_stub's A: ATen passes it column- or row-contiguous and
-// says through `upper` and the transpose type how to read its memory as a
-// column-major matrix (linalg_solve_triangular_out); both are used as stored.
-Operand as_stored(const at::Tensor& t) {
-  at::Tensor raw = Operand::raw(t);
-  if (raw.is_contiguous() && !raw.is_neg()) return {t, raw, false};
-  return column_major(t, false);
-}
-
-Operand dense(const at::Tensor& t, bool writes) {
-  at::Tensor raw = Operand::raw(t);
-  if (raw.is_contiguous()) return {t, raw, writes};
-  return {t, raw.contiguous(), writes, true};
-}
-
-int64_t batch_count(const at::Tensor& t) {
-  int64_t n = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) n *= t.size(d);
-  return n;
-}
-
-sv::MatrixBatch matrices(const Operand& o, const char* op) {
-  const at::Tensor& t = o.work;
-  sv::MatrixBatch m;
-  m.data = t.data_ptr();
-  m.dtype = device_dtype(t.scalar_type(), op);
-  m.rows = t.size(-2);
-  m.cols = t.size(-1);
-  m.ld = std::max<int64_t>(1, m.rows);
-  m.stride = m.rows * m.cols;
-  m.count = batch_count(t);
-  return m;
-}
-
-// Per-matrix vectors of length t.size(-1) (pivots, tau, values), or one
-// value per matrix (infos: the batch shape).
-sv::VectorBatch vectors(const Operand& o, bool per_matrix_scalar = false) {
-  const at::Tensor& t = o.work;
-  return {t.data_ptr(), per_matrix_scalar || t.dim() == 0 ? 1 : t.size(-1)};
-}
-
-char blas_trans(at::native::TransposeType t) {
-  switch (t) {
-    case at::native::TransposeType::NoTranspose: return 'N';
-    case at::native::TransposeType::Transpose: return 'T';
-    case at::native::TransposeType::ConjTranspose: return 'C';
-  }
-  return 'N';
-}
-
-// Launches `body` on the current stream of the operands' device with their
-// buffers, then writes back the copies.
-template <typename Body>
-void run(const char* name, std::initializer_list<const Operand*> operands, Body&& body) {
-  runtime::BufferList buffers;
-  for (const Operand* o : operands)
-    if (o->work.numel() > 0) buffers.push_back(o->ptr());
-  launch((*operands.begin())->work.device().index(), name, buffers, std::forward<Body>(body));
-  for (const Operand* o : operands) o->finish();
-}
-
-}  // namespace
+using namespace lapack_operands;
 
 void lapack_lu_factor_kernel(const at::Tensor& input, const at::Tensor& pivots, const at::Tensor& infos,
                              bool compute_pivots) {
@@ -125,22 +31,8 @@ void lapack_lu_solve_kernel(const at::Tensor& LU, const at::Tensor& pivots, cons
   if (B.numel() == 0 || LU.numel() == 0) return;
   const Operand lu = column_major(LU, false), p = dense(pivots, false), b = column_major(B, true);
   const auto lm = matrices(lu, "linalg.lu_solve"), bm = matrices(b, "linalg.lu_solve");
-  // Batch broadcasting: the LU matrix of each right-hand side, dims aligned right.
-  std::vector<int64_t> lu_index(bm.count);
-  const int64_t lb = LU.dim() - 2, bb = B.dim() - 2;
-  for (int64_t i = 0; i < bm.count; ++i) {
-    int64_t rest = i, index = 0, scale = 1;
-    for (int64_t d = 1; d <= bb; ++d) {
-      const int64_t coord = rest % B.size(bb - d);
-      rest /= B.size(bb - d);
-      if (d <= lb) {
-        const int64_t size = LU.size(lb - d);
-        index += (size == 1 ? 0 : coord) * scale;
-        scale *= size;
-      }
-    }
-    lu_index[i] = index;
-  }
+  // Batch broadcasting: the LU matrix of each right-hand side.
+  std::vector<int64_t> lu_index = broadcast_index(LU, B, bm.count);
   TORCH_CHECK(bm.count == 0 || lm.count >= 1, "linalg.lu_solve: empty LU batch");
   const sv::VectorBatch pv = vectors(p);
   const char t = blas_trans(trans);
@@ -209,6 +101,10 @@ void lapack_eigh_kernel(const at::Tensor& values, const at::Tensor& vectors_, co
 void lapack_svd_kernel(const at::Tensor& A, const bool full_matrices, const bool compute_uv,
                        const std::optional<std::string_view>& driver, const at::Tensor& U, const at::Tensor& S,
                        const at::Tensor& Vh, const at::Tensor& infos) {
+  // Declared for float16/bfloat16 as CPU is: ATen handles empty matrices
+  // before the stub, anything else raises CPU's error type here.
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(A.scalar_type()) ? A.element_size() >= 4 : A.is_complex(),
+                              "\"linalg_svd\" not implemented for '", A.scalar_type(), "' on tpu");
   if (A.numel() == 0) return;
   // gesdd destroys its input: always a private column-major copy.
   at::Tensor scratch = at::empty(A.mT().sizes(), A.options()).mT();
