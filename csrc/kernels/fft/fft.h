@@ -1,10 +1,10 @@
 // Discrete Fourier transforms along one axis (fft.cpp), for the spectral
-// ops (_fft_r2c, _fft_c2r): a contiguous tensor seen as [outer, n, inner],
-// each of its outer * inner lines transformed in double precision:
+// ops (_fft_r2c, _fft_c2r, _fft_c2c): a contiguous tensor seen as
+// [outer, n, inner], each of its outer * inner lines transformed
 //   X[k] = scale * sum_t x[t] * exp(-+2 pi i t k / n)   (- forward, + backward)
-// by an iterative radix-2 FFT when n is a power of two, else Bluestein's
-// algorithm over one (chirp-z, O(n log n) for every n). complex64 or
-// complex128 data. Runtime headers only.
+// in the data's precision, by a Stockham radix-4 FFT when n is a power of
+// two, else Bluestein's algorithm over one (O(n log n) for every n).
+// complex64 or complex128 data. Runtime headers only.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // _fft_r2c / _fft_c2r / _fft_c2c (direct route): ATen's CPU implementations call MKL or
-// pocketfft. The transforms are kernels/fft/fft.h, one axis at a time in double
-// precision; r2c runs a complex transform of the real input and keeps the
+// pocketfft. The transforms are kernels/fft/fft.h, one axis at a time in the
+// data's precision; r2c runs a complex transform of the real input and keeps the
 // non-negative frequencies of the last dim when onesided; c2r runs complex
 // inverse transforms over all but the last dim, then one Hermitian
 // complex-to-real transform (as MKL and pocketfft do). Outputs get the
