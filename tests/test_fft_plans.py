@@ -18,18 +18,24 @@ def test_many_lengths_and_evicted_plans_agree_with_cpu():
         torch.testing.assert_close(torch.fft.ifft(x.to("tpu")).cpu(), torch.fft.ifft(x), atol=1e-10, rtol=1e-10)
 
 
-@pytest.mark.parametrize("n", [1, 2, 8, 12, 64, 97, 1024, 4099])
+@pytest.mark.parametrize("n", [1, 2, 8, 12, 64, 97, 1024, 4098, 4099])
 def test_single_precision_lanes_and_strided_axes(n):
     """complex64 runs in float (8 lines at a time): 11 lines (a partial
-    block), along the last axis and along a strided one; irfft of even and
-    odd lengths. Tolerance: float rounding grows with log(n) and |x|."""
+    block), along the last axis and along a strided one; rfft/ihfft/rfft2 and
+    irfft of even lengths (the half-length real transforms) and odd ones.
+    Tolerance: float rounding grows with log(n) and |x|."""
     g = torch.Generator().manual_seed(n)
     x = torch.randn(11, n, dtype=torch.complex64, generator=g)
     tol = dict(atol=2e-5 * max(1.0, n ** 0.5), rtol=1e-4)
     for dim in (-1, 0):
         torch.testing.assert_close(torch.fft.fft(x.to("tpu"), dim=dim).cpu(), torch.fft.fft(x, dim=dim), **tol)
         torch.testing.assert_close(torch.fft.ifft(x.to("tpu"), dim=dim).cpu(), torch.fft.ifft(x, dim=dim), **tol)
-    spectrum = torch.fft.rfft(x.real)
+    real = x.real.contiguous()
+    for fn in (torch.fft.rfft, torch.fft.ihfft):  # even n: the half-length real-input transform
+        torch.testing.assert_close(fn(real.to("tpu")).cpu(), fn(real), **tol)
+    torch.testing.assert_close(torch.fft.rfft2(real.to("tpu")).cpu(), torch.fft.rfft2(real), **tol)
+    torch.testing.assert_close(torch.fft.rfft(real.to("tpu"), dim=0).cpu(), torch.fft.rfft(real, dim=0), **tol)
+    spectrum = torch.fft.rfft(real)
     for length in (n, n + 1):
         torch.testing.assert_close(torch.fft.irfft(spectrum.to("tpu"), n=length).cpu(),
                                    torch.fft.irfft(spectrum, n=length), **tol)

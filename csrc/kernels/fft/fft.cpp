@@ -358,7 +358,108 @@ void c2r_typed(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int6
   });
 }
 
+// exp(-2 pi i k / n) for k <= n / 2, in the data's precision (computed in double).
+template <typename R>
+void half_twiddles(int64_t n, std::vector<R>& wr, std::vector<R>& wi) {
+  wr.resize(n / 2 + 1);
+  wi.resize(n / 2 + 1);
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    const double angle = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+    wr[k] = static_cast<R>(std::cos(angle));
+    wi[k] = static_cast<R>(std::sin(angle));
+  }
+}
+
+// Real-input forward transform, even n: the half-length complex transform of
+// z[t] = x[2t] + i x[2t+1], then X[k] = E[k] + W^k O[k] with
+// E[k] = (Z[k] + conj Z[h-k]) / 2, O[k] = (Z[k] - conj Z[h-k]) / 2i.
+template <typename R>
+void r2c_even(const R* in, std::complex<R>* out, int64_t outer, int64_t n, int64_t inner, double scale) {
+  const int64_t h = n / 2;
+  const auto shared = plan_for<R>(h);
+  const Plan<R>& plan = *shared;
+  std::vector<R> wr, wi;
+  half_twiddles(n, wr, wi);
+  const R half = static_cast<R>(0.5 * scale);
+  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
+    for (int l = 0; l < kLanes; ++l) {
+      const int64_t line = first + std::min(l, lanes - 1);  // padding lanes repeat a real line
+      const R* src = in + (line / inner) * n * inner + line % inner;
+      for (int64_t t = 0; t < h; ++t) {
+        x.re[t * kLanes + l] = src[(2 * t) * inner];
+        x.im[t * kLanes + l] = src[(2 * t + 1) * inner];
+      }
+    }
+    plan.forward(x, y, z);
+    for (int l = 0; l < lanes; ++l) {
+      std::complex<R>* dst = out + ((first + l) / inner) * (h + 1) * inner + (first + l) % inner;
+      for (int64_t k = 0; k <= h; ++k) {
+        const int64_t a = k % h, b = (h - k) % h;
+        const R zr = x.re[a * kLanes + l], zi = x.im[a * kLanes + l];
+        const R cr = x.re[b * kLanes + l], ci = -x.im[b * kLanes + l];  // conj Z[h-k]
+        const R er = zr + cr, ei = zi + ci;                              // 2 E
+        const R or_ = zi - ci, oi = -(zr - cr);                          // 2 O = (Z - conj) / i
+        const R tr = wr[k] * or_ - wi[k] * oi, ti = wr[k] * oi + wi[k] * or_;
+        dst[k * inner] = std::complex<R>((er + tr) * half, (ei + ti) * half);
+      }
+    }
+  });
+}
+
+// Complex-to-real inverse, even n: Z[k] = E'[k] + i O'[k] with
+// E' = X[k] + conj X[h-k], O' = (X[k] - conj X[h-k]) conj(W^k), then the
+// unnormalised half-length inverse z: x[2t] = Re z[t], x[2t+1] = Im z[t].
+template <typename R>
+void c2r_even(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64_t n, int64_t inner,
+              double scale) {
+  const int64_t h = n / 2;
+  const auto shared = plan_for<R>(h);
+  const Plan<R>& plan = *shared;
+  std::vector<R> wr, wi;
+  half_twiddles(n, wr, wi);
+  const R sc = static_cast<R>(scale);
+  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
+    for (int l = 0; l < kLanes; ++l) {
+      const int64_t line = first + std::min(l, lanes - 1);
+      const std::complex<R>* src = in + (line / inner) * m * inner + line % inner;
+      auto coef = [&](int64_t k) {  // X[k], 0 <= k <= h; imaginary parts of X[0], X[h] ignored
+        const std::complex<R> v = k < m ? src[k * inner] : std::complex<R>(0);
+        return (k == 0 || k == h) ? std::complex<R>(v.real(), 0) : v;
+      };
+      for (int64_t k = 0; k < h; ++k) {
+        const std::complex<R> a = coef(k), b = std::conj(coef(h - k));
+        const R er = a.real() + b.real(), ei = a.imag() + b.imag();
+        const R dr = a.real() - b.real(), di = a.imag() - b.imag();
+        const R or_ = dr * wr[k] + di * wi[k], oi = di * wr[k] - dr * wi[k];  // (a - b) conj(W^k)
+        // the inverse through the forward transform: conj(Z) in, conj out
+        x.re[k * kLanes + l] = er - oi;
+        x.im[k * kLanes + l] = -(ei + or_);
+      }
+    }
+    plan.forward(x, y, z);
+    for (int l = 0; l < lanes; ++l) {
+      R* dst = out + ((first + l) / inner) * n * inner + (first + l) % inner;
+      for (int64_t t = 0; t < h; ++t) {
+        dst[(2 * t) * inner] = x.re[t * kLanes + l] * sc;
+        dst[(2 * t + 1) * inner] = -x.im[t * kLanes + l] * sc;
+      }
+    }
+  });
+}
+
 }  // namespace
+
+void fft_r2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, double scale) {
+  if (n == 0 || outer * inner == 0) return;
+  if (n % 2 != 0) throw std::invalid_argument("fft_r2c_axis: even lengths only");
+  if (t == DType::kFloat32) {
+    r2c_even(static_cast<const float*>(in), static_cast<std::complex<float>*>(out), outer, n, inner, scale);
+  } else if (t == DType::kFloat64) {
+    r2c_even(static_cast<const double*>(in), static_cast<std::complex<double>*>(out), outer, n, inner, scale);
+  } else {
+    throw std::invalid_argument("fft: float32 or float64 only");
+  }
+}
 
 void fft_c2c_axis(DType t, void* data, int64_t outer, int64_t n, int64_t inner, bool forward, double scale) {
   if (n == 0 || outer * inner == 0) return;
@@ -374,11 +475,15 @@ void fft_c2c_axis(DType t, void* data, int64_t outer, int64_t n, int64_t inner, 
 void fft_c2r_axis(DType t, const void* in, int64_t m, void* out, int64_t outer, int64_t n, int64_t inner,
                   double scale) {
   if (n == 0 || outer * inner == 0) return;
+  const bool even = n % 2 == 0;
   if (t == DType::kComplex64) {
-    c2r_typed(static_cast<const std::complex<float>*>(in), m, static_cast<float*>(out), outer, n, inner, scale);
+    auto* src = static_cast<const std::complex<float>*>(in);
+    auto* dst = static_cast<float*>(out);
+    even ? c2r_even(src, m, dst, outer, n, inner, scale) : c2r_typed(src, m, dst, outer, n, inner, scale);
   } else if (t == DType::kComplex128) {
-    c2r_typed(static_cast<const std::complex<double>*>(in), m, static_cast<double*>(out), outer, n, inner,
-              scale);
+    auto* src = static_cast<const std::complex<double>*>(in);
+    auto* dst = static_cast<double*>(out);
+    even ? c2r_even(src, m, dst, outer, n, inner, scale) : c2r_typed(src, m, dst, outer, n, inner, scale);
   } else {
     throw std::invalid_argument("fft: complex64 or complex128 only");
   }

@@ -13,6 +13,11 @@
 
 namespace torch_tpu::kernels {
 
+// Real-to-complex forward along the axis, n even: in [outer, n, inner] of
+// real dtype t, out [outer, n / 2 + 1, inner] (t's complex dtype) gets the
+// non-negative frequencies, through a transform of length n / 2.
+void fft_r2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, double scale);
+
 // In place, data [outer, n, inner] of complex dtype t.
 void fft_c2c_axis(DType t, void* data, int64_t outer, int64_t n, int64_t inner, bool forward, double scale);
 

@@ -1,9 +1,12 @@
 // _fft_r2c / _fft_c2r / _fft_c2c (direct route): ATen's CPU implementations call MKL or
 // pocketfft. The transforms are kernels/fft/fft.h, one axis at a time in the
-// data's precision; r2c runs a complex transform of the real input and keeps the
-// non-negative frequencies of the last dim when onesided; c2r runs complex
-// inverse transforms over all but the last dim, then one Hermitian
-// complex-to-real transform (as MKL and pocketfft do). Outputs get the
+// data's precision. r2c runs the real-input transform (half the length)
+// along the last dim when onesided and that size is even, then complex ones
+// along the others; otherwise a complex transform of the real input, keeping
+// the non-negative frequencies of the last dim when onesided. c2r runs
+// complex inverse transforms over all but the last dim, then one Hermitian
+// complex-to-real transform (half the length when even), as MKL and
+// pocketfft do. Outputs get the
 // strides of ATen's MKL path (_exec_fft: batch dims first in the input's
 // stride order, then the transformed dims), which FakeTensor's meta predicts
 // for every device but CUDA when torch has MKL, as this CPU build does.
@@ -105,12 +108,30 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   double n = 1;
   for (int64_t d : dims) n *= static_cast<double>(self.size(d));
   const double scale = norm_scale(normalization, n);
-  at::Tensor x = self.to(c10::toComplexType(self.scalar_type())).contiguous();  // a new tensor
-  if (x.numel() > 0) {
-    for (size_t i = 0; i < dims.size(); ++i) c2c_along(x, dims[i], true, i + 1 == dims.size() ? scale : 1.0, name);
-  }
   const int64_t last = dims.back();
-  if (onesided) x = x.narrow(last, 0, self.size(last) / 2 + 1).contiguous();
+  at::Tensor x;
+  if (onesided && self.size(last) % 2 == 0 && self.numel() > 0) {
+    // The last dim by the real-input transform (half its length), straight
+    // into the one-sided spectrum; then the other dims, on half the data.
+    const at::Tensor real = self.contiguous();
+    std::vector<int64_t> sizes = self.sizes().vec();
+    sizes[last] = self.size(last) / 2 + 1;
+    x = at::empty(sizes, self.options().dtype(c10::toComplexType(self.scalar_type())));
+    const Axis a = axis_of(self.sizes(), last);
+    const kernels::DType t = device_dtype(self.scalar_type(), name);
+    const double s = dims.size() == 1 ? scale : 1.0;
+    const void* ip = real.const_data_ptr();
+    void* op = x.data_ptr();
+    launch(self.device().index(), name, {ip, op},
+           [=] { kernels::fft_r2c_axis(t, ip, op, a.outer, a.n, a.inner, s); });
+    for (size_t i = 0; i + 1 < dims.size(); ++i) c2c_along(x, dims[i], true, i + 2 == dims.size() ? scale : 1.0, name);
+  } else {
+    x = self.to(c10::toComplexType(self.scalar_type())).contiguous();  // a new tensor
+    if (x.numel() > 0) {
+      for (size_t i = 0; i < dims.size(); ++i) c2c_along(x, dims[i], true, i + 1 == dims.size() ? scale : 1.0, name);
+    }
+    if (onesided) x = x.narrow(last, 0, self.size(last) / 2 + 1).contiguous();
+  }
   return restrided(x, fft_strides(x.sizes(), self.strides(), sort_dims(self.strides(), dims, true)));
 }
 
