@@ -297,6 +297,17 @@ void over_line_blocks(const Plan<R>& plan, int64_t lines, Body&& body) {
   });
 }
 
+// The first element of line `line` of a [outer, len, inner] tensor (its
+// elements are inner apart).
+template <typename T>
+T* line_start(T* data, int64_t line, int64_t len, int64_t inner) {
+  return data + (line / inner) * len * inner + line % inner;
+}
+
+// The line lane l of a block reads: the padding lanes of a partial block
+// repeat its last line (their results are never written back).
+inline int64_t lane_line(int64_t first, int l, int lanes) { return first + std::min(l, lanes - 1); }
+
 template <typename R>
 void c2c_typed(std::complex<R>* data, int64_t outer, int64_t n, int64_t inner, bool is_forward, double scale) {
   const auto shared = plan_for<R>(n);
@@ -306,12 +317,7 @@ void c2c_typed(std::complex<R>* data, int64_t outer, int64_t n, int64_t inner, b
   const R sign = is_forward ? R(1) : R(-1);
   over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
     for (int l = 0; l < kLanes; ++l) {
-      if (l >= lanes) {
-        for (int64_t t = 0; t < n; ++t) x.re[t * kLanes + l] = x.im[t * kLanes + l] = R(0);
-        continue;
-      }
-      const int64_t line = first + l;
-      const std::complex<R>* base = data + (line / inner) * n * inner + line % inner;
+      const std::complex<R>* base = line_start<const std::complex<R>>(data, lane_line(first, l, lanes), n, inner);
       for (int64_t t = 0; t < n; ++t) {
         x.re[t * kLanes + l] = base[t * inner].real();
         x.im[t * kLanes + l] = sign * base[t * inner].imag();
@@ -319,7 +325,7 @@ void c2c_typed(std::complex<R>* data, int64_t outer, int64_t n, int64_t inner, b
     }
     plan.forward(x, y, z);
     for (int l = 0; l < lanes; ++l) {
-      std::complex<R>* base = data + ((first + l) / inner) * n * inner + (first + l) % inner;
+      std::complex<R>* base = line_start(data, first + l, n, inner);
       for (int64_t t = 0; t < n; ++t)
         base[t * inner] = std::complex<R>(x.re[t * kLanes + l] * sc, sign * x.im[t * kLanes + l] * sc);
     }
@@ -334,12 +340,7 @@ void c2r_typed(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int6
   const R sc = static_cast<R>(scale);
   over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
     for (int l = 0; l < kLanes; ++l) {
-      if (l >= lanes) {
-        for (int64_t t = 0; t < n; ++t) x.re[t * kLanes + l] = x.im[t * kLanes + l] = R(0);
-        continue;
-      }
-      const int64_t line = first + l;
-      const std::complex<R>* src = in + (line / inner) * m * inner + line % inner;
+      const std::complex<R>* src = line_start(in, lane_line(first, l, lanes), m, inner);
       // The Hermitian spectrum, conjugated (backward through forward):
       // X[n - k] = conj(X[k]); X[0] and X[n / 2] (n even) real.
       for (int64_t k = 0; k < n; ++k) {
@@ -352,7 +353,7 @@ void c2r_typed(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int6
     }
     plan.forward(x, y, z);
     for (int l = 0; l < lanes; ++l) {
-      R* dst = out + ((first + l) / inner) * n * inner + (first + l) % inner;
+      R* dst = line_start(out, first + l, n, inner);
       for (int64_t t = 0; t < n; ++t) dst[t * inner] = x.re[t * kLanes + l] * sc;
     }
   });
@@ -383,8 +384,7 @@ void r2c_even(const R* in, std::complex<R>* out, int64_t outer, int64_t n, int64
   const R half = static_cast<R>(0.5 * scale);
   over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
     for (int l = 0; l < kLanes; ++l) {
-      const int64_t line = first + std::min(l, lanes - 1);  // padding lanes repeat a real line
-      const R* src = in + (line / inner) * n * inner + line % inner;
+      const R* src = line_start(in, lane_line(first, l, lanes), n, inner);
       for (int64_t t = 0; t < h; ++t) {
         x.re[t * kLanes + l] = src[(2 * t) * inner];
         x.im[t * kLanes + l] = src[(2 * t + 1) * inner];
@@ -392,7 +392,7 @@ void r2c_even(const R* in, std::complex<R>* out, int64_t outer, int64_t n, int64
     }
     plan.forward(x, y, z);
     for (int l = 0; l < lanes; ++l) {
-      std::complex<R>* dst = out + ((first + l) / inner) * (h + 1) * inner + (first + l) % inner;
+      std::complex<R>* dst = line_start(out, first + l, h + 1, inner);
       for (int64_t k = 0; k <= h; ++k) {
         const int64_t a = k % h, b = (h - k) % h;
         const R zr = x.re[a * kLanes + l], zi = x.im[a * kLanes + l];
@@ -420,8 +420,7 @@ void c2r_even(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64
   const R sc = static_cast<R>(scale);
   over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
     for (int l = 0; l < kLanes; ++l) {
-      const int64_t line = first + std::min(l, lanes - 1);
-      const std::complex<R>* src = in + (line / inner) * m * inner + line % inner;
+      const std::complex<R>* src = line_start(in, lane_line(first, l, lanes), m, inner);
       auto coef = [&](int64_t k) {  // X[k], 0 <= k <= h; imaginary parts of X[0], X[h] ignored
         const std::complex<R> v = k < m ? src[k * inner] : std::complex<R>(0);
         return (k == 0 || k == h) ? std::complex<R>(v.real(), 0) : v;
@@ -438,7 +437,7 @@ void c2r_even(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64
     }
     plan.forward(x, y, z);
     for (int l = 0; l < lanes; ++l) {
-      R* dst = out + ((first + l) / inner) * n * inner + (first + l) % inner;
+      R* dst = line_start(out, first + l, n, inner);
       for (int64_t t = 0; t < h; ++t) {
         dst[(2 * t) * inner] = x.re[t * kLanes + l] * sc;
         dst[(2 * t + 1) * inner] = -x.im[t * kLanes + l] * sc;

@@ -87,6 +87,16 @@ void lstsq(const MatrixBatch& a, const MatrixBatch& b, const std::vector<int64_t
     const int m = to_int(a.rows, "rows"), n = to_int(a.cols, "cols"), nrhs = to_int(b.cols, "cols");
     const int ldb = to_int(b.ld, "ld"), lda = std::max(1, m);
     const R rcond = static_cast<R>(rcond_);
+    // The routine, looked up once (lapack::entry takes a lock).
+    using Gels = void (*)(const char*, const int*, const int*, const int*, T*, const int*, T*, const int*, T*,
+                          const int*, int*, Len);
+    using GelsyReal = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*, const R*,
+                               int*, T*, const int*, int*);
+    using GelsyComplex = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*,
+                                  const R*, int*, T*, const int*, R*, int*);
+    using Gelsy = std::conditional_t<is_complex<T>, GelsyComplex, GelsyReal>;
+    const Gels gels_fn = gelsy ? nullptr : fn<Gels>(a.dtype, "gels");
+    const Gelsy gelsy_fn = gelsy ? fn<Gelsy>(a.dtype, "gelsy") : nullptr;
     if (m == 0 || n == 0 || nrhs == 0) {
       if (gelsy && rank != nullptr)
         for (int64_t j = 0; j < a.count; ++j) rank[j] = 0;
@@ -111,21 +121,14 @@ void lstsq(const MatrixBatch& a, const MatrixBatch& b, const std::vector<int64_t
         if (gelsy) {
           std::fill(jpvt.begin(), jpvt.end(), 0);  // every column free to pivot
           if constexpr (is_complex<T>) {
-            using Gelsy = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*,
-                                   const R*, int*, T*, const int*, R*, int*);
-            fn<Gelsy>(a.dtype, "gelsy")(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(),
-                                        &rcond, &rank32, work, &lwork, rwork.data(), info_out);
+            gelsy_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(), &rcond, &rank32, work,
+                     &lwork, rwork.data(), info_out);
           } else {
-            using Gelsy = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*,
-                                   const R*, int*, T*, const int*, int*);
-            fn<Gelsy>(a.dtype, "gelsy")(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(),
-                                        &rcond, &rank32, work, &lwork, info_out);
+            gelsy_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(), &rcond, &rank32, work,
+                     &lwork, info_out);
           }
         } else {
-          using Gels = void (*)(const char*, const int*, const int*, const int*, T*, const int*, T*, const int*,
-                                T*, const int*, int*, Len);
-          fn<Gels>(a.dtype, "gels")(&trans, &m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, work,
-                                    &lwork, info_out, 1);
+          gels_fn(&trans, &m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, work, &lwork, info_out, 1);
         }
       };
       load(a_index[s]);
