@@ -1,9 +1,10 @@
 // Convolution by lowering (conv.h): im2col / col2im around the device GEMM.
-// One image of the batch at a time, so the column buffer is
-// image_channels * kernel volume * flat positions elements; the GEMM of an
-// image batches over the groups and splits over the device cores itself.
-// A 1x1 kernel with stride 1 and no padding needs no column buffer: the image
-// is its own im2col.
+// Images go through in passes of as many as keep the column buffer near a
+// million elements: one im2col over every row of the pass, one GEMM batched
+// over its images (or, for the weight gradient, one GEMM whose k runs over
+// the images' positions), one col2im. The column buffer stays with the
+// worker thread between calls when small. A 1x1 kernel with stride 1 and no
+// padding needs no column buffer in the forward: the image is its own im2col.
 // int64 (forward only: integers have no gradient) runs the same lowering on
 // the integer GEMM, with col2im summing in uint64_t: exact modulo 2^64, as
 // CPU's slow (im2col) int64 convolution. col2im alone (the col2im op, the
@@ -11,6 +12,7 @@
 // two lanes summed separately, as CPU's complex additions do.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -65,82 +67,101 @@ void valid_range(int64_t off, int64_t stride, int64_t n, int64_t flat, int64_t& 
   lo = std::min(lo, hi);
 }
 
-// col[r, p] for rows r in [r0, r1) of channels * K: the image value under
-// tap (r % K) of window p, or 0 in the padding. E is a same-size integer
+// Where im2col puts image n's row r (channel * K + tap) of P values: at
+// n * image + r * row. Per image ([n][rows][P]: row = P) for the GEMMs that
+// batch over images, or wide ([rows][n][P]: row = images * P) for the weight
+// gradient, whose GEMM sums over images and positions as one k dimension.
+struct ColLayout {
+  int64_t row = 0, image = 0;
+};
+
+// The rows of small images are short (8 or 16 values): a libc memcpy or
+// memset call per run cost more than the copy (im2col was 15% of a small
+// ResNet's step). These loops stay loops (GCC would turn them back into
+// the calls: -ftree-loop-distribute-patterns).
+#define TPU_PLAIN_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+// One column row: the image value under tap kk of each window, 0 in the
+// padding. plane is the row's channel of the image. E is a same-size integer
 // standing for the element (the gather only moves bits; 0 bits are 0.0).
 template <typename E>
-void im2col_rows(const E* img, E* col, const ConvGeometry& g, const Sizes& s, int64_t r0, int64_t r1) {
+TPU_PLAIN_LOOPS void im2col_row(const E* plane, E* out, const ConvGeometry& g, const Sizes& s, int64_t kk) {
   const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
   const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
   const int64_t f0 = g.flat[0], f1 = g.flat[1], f2 = g.flat[2];
   const int64_t s2 = g.stride[2];
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t c = r / s.K, kk = r % s.K;
-    const int64_t kd = kk / (k1 * k2), kh = (kk / k2) % k1, kw = kk % k2;
-    const E* plane = img + c * s.I;
-    E* out = col + r * s.P;
-    const int64_t off2 = kw * g.dilation[2] - g.padding[2];
-    int64_t lo, hi;
-    valid_range(off2, s2, i2, f2, lo, hi);
-    for (int64_t od = 0; od < f0; ++od) {
-      const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
-      for (int64_t oh = 0; oh < f1; ++oh) {
-        const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
-        E* dst = out + (od * f1 + oh) * f2;
-        if (id < 0 || id >= i0 || ih < 0 || ih >= i1) {
-          std::fill(dst, dst + f2, E{});
-          continue;
-        }
-        const E* src = plane + (id * i1 + ih) * i2 + off2;
-        std::fill(dst, dst + lo, E{});
-        if (s2 == 1) {
-          std::memcpy(dst + lo, src + lo, (hi - lo) * sizeof(E));
-        } else {
-          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * s2];
-        }
-        std::fill(dst + hi, dst + f2, E{});
+  const int64_t kd = kk / (k1 * k2), kh = (kk / k2) % k1, kw = kk % k2;
+  const int64_t off2 = kw * g.dilation[2] - g.padding[2];
+  int64_t lo, hi;
+  valid_range(off2, s2, i2, f2, lo, hi);
+  for (int64_t od = 0; od < f0; ++od) {
+    const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
+    for (int64_t oh = 0; oh < f1; ++oh) {
+      const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
+      E* dst = out + (od * f1 + oh) * f2;
+      if (id < 0 || id >= i0 || ih < 0 || ih >= i1) {
+        for (int64_t ow = 0; ow < f2; ++ow) dst[ow] = E{};
+        continue;
       }
+      const E* src = plane + (id * i1 + ih) * i2 + off2;
+      for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = E{};
+      if (s2 == 1) {
+        for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow];
+      } else {
+        for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * s2];
+      }
+      for (int64_t ow = hi; ow < f2; ++ow) dst[ow] = E{};
     }
   }
 }
 
+// im2col of `nimg` consecutive images of `channels` channels, every row of
+// every image in one parallel_for.
 template <typename E>
-void im2col_typed(const void* img, void* col, int64_t channels, const ConvGeometry& g, const Sizes& s) {
-  runtime::parallel_for(0, channels * s.K, nn::rows_grain(s.P), [&](int64_t b, int64_t e) {
-    im2col_rows(static_cast<const E*>(img), static_cast<E*>(col), g, s, b, e);
+void im2col_typed(const void* img, void* col, int64_t nimg, int64_t channels, const ConvGeometry& g,
+                  const Sizes& s, ColLayout to) {
+  const int64_t rows = channels * s.K;
+  runtime::parallel_for(0, nimg * rows, nn::rows_grain(s.P), [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) {
+      const int64_t n = q / rows, r = q % rows;
+      im2col_row(static_cast<const E*>(img) + (n * channels + r / s.K) * s.I,
+                 static_cast<E*>(col) + n * to.image + r * to.row, g, s, r % s.K);
+    }
   });
 }
 
-void im2col(const void* img, void* col, size_t elem, int64_t channels, const ConvGeometry& g,
-            const Sizes& s) {
+void im2col(const void* img, void* col, size_t elem, int64_t nimg, int64_t channels, const ConvGeometry& g,
+            const Sizes& s, ColLayout to) {
   switch (elem) {
-    case 1: return im2col_typed<uint8_t>(img, col, channels, g, s);      // bool (the im2col op)
-    case 16: return im2col_typed<Bytes16>(img, col, channels, g, s);     // complex128 (the im2col op)
-    case 2: return im2col_typed<uint16_t>(img, col, channels, g, s);
-    case 4: return im2col_typed<uint32_t>(img, col, channels, g, s);
-    case 8: return im2col_typed<uint64_t>(img, col, channels, g, s);
+    case 1: return im2col_typed<uint8_t>(img, col, nimg, channels, g, s, to);   // bool (the im2col op)
+    case 16: return im2col_typed<Bytes16>(img, col, nimg, channels, g, s, to);  // complex128 (the im2col op)
+    case 2: return im2col_typed<uint16_t>(img, col, nimg, channels, g, s, to);
+    case 4: return im2col_typed<uint32_t>(img, col, nimg, channels, g, s, to);
+    case 8: return im2col_typed<uint64_t>(img, col, nimg, channels, g, s, to);
     default: throw std::invalid_argument("conv: unsupported element size");
   }
 }
 
-// image[c] (dtype t, at element offset `at`) = bias[c] + the sum of every
-// column value whose window tap covers the position, accumulated in C. An
-// element is L consecutive values of C (complex: L = 2, t its part's dtype),
-// each summed on its own.
+// image[n, c] (dtype t, image 0 at element offset `at`) = bias[c] + the sum
+// of every column value whose window tap covers the position, accumulated in
+// C, for `nimg` images whose columns are consecutive ([n][channels * K][P]).
+// An element is L consecutive values of C (complex: L = 2, t its part's
+// dtype), each summed on its own.
 template <typename C, int L = 1>
-void col2im(const C* col, int64_t channels, const ConvGeometry& g, const Sizes& s, const void* bias,
-            DType t, void* image, int64_t at) {
+TPU_PLAIN_LOOPS void col2im(const C* col, int64_t nimg, int64_t channels, const ConvGeometry& g, const Sizes& s,
+            const void* bias, DType t, void* image, int64_t at) {
   const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
   const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
   const int64_t f0 = g.flat[0], f1 = g.flat[1], f2 = g.flat[2];
   const int64_t s2 = g.stride[2];
-  runtime::parallel_for(0, channels, nn::rows_grain(s.K * s.P * L), [&](int64_t b, int64_t e) {
+  runtime::parallel_for(0, nimg * channels, nn::rows_grain(s.K * s.P * L), [&](int64_t b, int64_t e) {
     std::vector<C> acc(s.I * L);
-    for (int64_t c = b; c < e; ++c) {
+    for (int64_t q = b; q < e; ++q) {  // q = n * channels + c
+      const int64_t c = q % channels;
       std::fill(acc.begin(), acc.end(), bias ? nn::load_one<C>(bias, t, c) : C(0));
       for (int64_t kk = 0; kk < s.K; ++kk) {
         const int64_t kd = kk / (k1 * k2), kh = (kk / k2) % k1, kw = kk % k2;
-        const C* rows = col + (c * s.K + kk) * s.P * L;
+        const C* rows = col + (q * s.K + kk) * s.P * L;
         const int64_t off2 = kw * g.dilation[2] - g.padding[2];
         int64_t lo, hi;
         valid_range(off2, s2, i2, f2, lo, hi);
@@ -152,13 +173,17 @@ void col2im(const C* col, int64_t channels, const ConvGeometry& g, const Sizes& 
             if (ih < 0 || ih >= i1) continue;
             C* dst = acc.data() + ((id * i1 + ih) * i2 + off2) * L;
             const C* src = rows + (od * f1 + oh) * f2 * L;
-            for (int64_t ow = lo; ow < hi; ++ow) {
-              for (int l = 0; l < L; ++l) dst[ow * s2 * L + l] += src[ow * L + l];
+            if (L == 1 && s2 == 1) {  // contiguous: vectorizes
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += src[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) {
+                for (int l = 0; l < L; ++l) dst[ow * s2 * L + l] += src[ow * L + l];
+              }
             }
           }
         }
       }
-      nn::store_row(acc.data(), s.I * L, image, t, (at + c * s.I) * L);
+      nn::store_row(acc.data(), s.I * L, image, t, (at + q * s.I) * L);
     }
   });
 }
@@ -180,25 +205,103 @@ const C* as_compute(const void* src, DType t, int64_t offset, int64_t n, std::ve
   return buf.data();
 }
 
+// Scratch memory of a worker thread, kept between calls up to kKeepBytes:
+// the small convolutions of a training step run every step, and faulting in
+// fresh pages for their column buffers on each call cost more than their
+// GEMMs. Larger requests are allocated per call. Not zeroed.
+class Scratch {
+ public:
+  explicit Scratch(std::unique_ptr<unsigned char[]>& kept, size_t& kept_bytes)
+      : kept_(kept), kept_bytes_(kept_bytes) {}
+  template <typename T>
+  T* get(int64_t count) {
+    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+    if (bytes > kKeepBytes) {
+      own_.reset(new unsigned char[bytes]);
+      return reinterpret_cast<T*>(own_.get());
+    }
+    if (kept_bytes_ < bytes) {
+      kept_.reset(new unsigned char[bytes]);
+      kept_bytes_ = bytes;
+    }
+    return reinterpret_cast<T*>(kept_.get());
+  }
+
+ private:
+  static constexpr size_t kKeepBytes = size_t{8} << 20;
+  std::unique_ptr<unsigned char[]>& kept_;
+  size_t& kept_bytes_;
+  std::unique_ptr<unsigned char[]> own_;
+};
+thread_local std::unique_ptr<unsigned char[]> t_col, t_rows;
+thread_local size_t t_col_bytes = 0, t_rows_bytes = 0;
+
+// Images per GEMM: as many as keep `per_image` column elements per image
+// within about a million (the per-image calls of small images were mostly
+// fixed costs: each paid its own parallel_for start-up, packing and tails),
+// at least one.
+int64_t images_per_pass(int64_t per_image, int64_t batch) {
+  constexpr int64_t kColElems = int64_t{1} << 20;
+  return std::max<int64_t>(1, std::min(batch, kColElems / std::max<int64_t>(1, per_image)));
+}
+
+// lower for images [n0, n0 + nb): flat = W @ col. One GEMM batched over the
+// images (weight shared) for groups == 1, else one per image batched over
+// the groups. col holds the images' columns per image.
+void lower_pass(const ConvDesc& d, const Sizes& s, size_t es, const void* weight, const void* bias,
+                const void* col, void* flat, int64_t nb) {
+  const int64_t per_image = d.image_channels * s.K * s.P;
+  GemmDesc g;
+  g.dtype = d.dtype;
+  g.m = s.cg_flat;
+  g.n = s.P;
+  g.k = s.cg_image * s.K;
+  const bool by_image = d.groups == 1;
+  g.batch = by_image ? nb : d.groups;
+  g.a = {const_cast<void*>(weight), s.cg_image * s.K, 1, by_image ? 0 : s.cg_flat * s.cg_image * s.K};
+  if (bias) {  // added in the accumulator: one rounding, as CPU
+    g.s = {const_cast<void*>(bias), 1, 0, by_image ? 0 : s.cg_flat};
+    g.beta = 1;
+    g.ibeta = 1;  // int64
+    g.beta_zero = false;
+  }
+  for (int64_t n = 0; n < (by_image ? 1 : nb); ++n) {
+    g.b = {static_cast<unsigned char*>(const_cast<void*>(col)) + n * per_image * es, s.P, 1,
+           by_image ? per_image : s.cg_image * s.K * s.P};
+    g.c = {static_cast<unsigned char*>(flat) + n * d.flat_channels * s.P * es, s.P, 1,
+           by_image ? d.flat_channels * s.P : s.cg_flat * s.P};
+    gemm(g);
+  }
+}
+
 template <typename C>
 void raise_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void* weight,
                  const void* bias, void* image) {
-  std::vector<C> wbuf, fbuf, col(d.image_channels * s.K * s.P);
+  const int64_t per_image = d.image_channels * s.K * s.P;
+  const int64_t pass = images_per_pass(per_image, d.batch);
+  Scratch scratch(t_col, t_col_bytes);
+  C* col = scratch.get<C>(pass * per_image);
+  std::vector<C> wbuf, fbuf;
   const C* w = as_compute(weight, d.dtype, 0, d.flat_channels * s.cg_image * s.K, wbuf);
-  for (int64_t n = 0; n < d.batch; ++n) {
-    const C* f = as_compute(flat, d.dtype, n * d.flat_channels * s.P, d.flat_channels * s.P, fbuf);
+  const bool by_image = d.groups == 1;
+  for (int64_t n0 = 0; n0 < d.batch; n0 += pass) {
+    const int64_t nb = std::min(pass, d.batch - n0);
+    const C* f = as_compute(flat, d.dtype, n0 * d.flat_channels * s.P, nb * d.flat_channels * s.P, fbuf);
+    // col[n, g] = W[g]^T @ flat[n, g]: W[g] is [cg_flat, cg_image * K] row major.
     GemmDesc g;
     g.dtype = compute_dtype(d.dtype);
-    g.batch = d.groups;
     g.m = s.cg_image * s.K;
     g.n = s.P;
     g.k = s.cg_flat;
-    // W[g]^T: W[g] is [cg_flat, cg_image * K] row major.
-    g.a = {const_cast<C*>(w), 1, s.cg_image * s.K, s.cg_flat * s.cg_image * s.K};
-    g.b = {const_cast<C*>(f), s.P, 1, s.cg_flat * s.P};
-    g.c = {col.data(), s.P, 1, s.cg_image * s.K * s.P};
-    gemm(g);
-    col2im(col.data(), d.image_channels, d.geo, s, bias, d.dtype, image, n * d.image_channels * s.I);
+    g.batch = by_image ? nb : d.groups;
+    g.a = {const_cast<C*>(w), 1, s.cg_image * s.K, by_image ? 0 : s.cg_flat * s.cg_image * s.K};
+    for (int64_t n = 0; n < (by_image ? 1 : nb); ++n) {
+      g.b = {const_cast<C*>(f) + n * d.flat_channels * s.P, s.P, 1,
+             by_image ? d.flat_channels * s.P : s.cg_flat * s.P};
+      g.c = {col + n * per_image, s.P, 1, by_image ? per_image : s.cg_image * s.K * s.P};
+      gemm(g);
+    }
+    col2im(col, nb, d.image_channels, d.geo, s, bias, d.dtype, image, n0 * d.image_channels * s.I);
   }
 }
 
@@ -207,40 +310,48 @@ template <typename C, int L = 1>
 void fold_typed(const ConvDesc& d, const Sizes& s, DType t, const void* col, void* image) {
   const int64_t per_image = d.image_channels * s.K * s.P * L;
   std::vector<C> buf;
-  for (int64_t n = 0; n < d.batch; ++n) {
-    const C* c = as_compute(col, t, n * per_image, per_image, buf);
-    col2im<C, L>(c, d.image_channels, d.geo, s, nullptr, t, image, n * d.image_channels * s.I);
-  }
+  const C* c = as_compute(col, t, 0, d.batch * per_image, buf);
+  col2im<C, L>(c, d.batch, d.image_channels, d.geo, s, nullptr, t, image, 0);
 }
 
+// dW[g] = sum over images n and positions p of flat[n, g] im2col(image[n, g])^T:
+// per pass, the images' columns go wide ([rows][n][P]) and flat is copied to
+// [channels][n][P], so the sum over (n, p) is the k of one GEMM.
 template <typename C>
 void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void* image,
                        void* grad_weight) {
   const int64_t wn = d.flat_channels * s.cg_image * s.K;
   const bool direct = d.dtype == compute_dtype(d.dtype);
-  std::vector<C> accbuf(direct ? 0 : wn), fbuf, ibuf, col(s.identity ? 0 : d.image_channels * s.K * s.P);
+  std::vector<C> accbuf(direct ? 0 : wn), ibuf;
   C* acc = direct ? static_cast<C*>(grad_weight) : accbuf.data();
   if (d.batch == 0) std::fill(acc, acc + wn, C(0));
-  for (int64_t n = 0; n < d.batch; ++n) {
-    const C* f = as_compute(flat, d.dtype, n * d.flat_channels * s.P, d.flat_channels * s.P, fbuf);
-    const C* img = as_compute(image, d.dtype, n * d.image_channels * s.I, d.image_channels * s.I, ibuf);
-    const C* c = img;
-    if (!s.identity) {
-      im2col(img, col.data(), sizeof(C), d.image_channels, d.geo, s);
-      c = col.data();
-    }
+  const int64_t rows = d.image_channels * s.K;
+  const int64_t pass = images_per_pass(rows * s.P, d.batch);
+  Scratch col_scratch(t_col, t_col_bytes), flat_scratch(t_rows, t_rows_bytes);
+  C* col = col_scratch.get<C>(pass * rows * s.P);
+  C* fw = flat_scratch.get<C>(pass * d.flat_channels * s.P);
+  for (int64_t n0 = 0; n0 < d.batch; n0 += pass) {
+    const int64_t nb = std::min(pass, d.batch - n0), ld = nb * s.P;
+    const C* img = as_compute(image, d.dtype, n0 * d.image_channels * s.I, nb * d.image_channels * s.I, ibuf);
+    im2col(img, col, sizeof(C), nb, d.image_channels, d.geo, s, ColLayout{ld, s.P});
+    runtime::parallel_for(0, d.flat_channels * nb, nn::rows_grain(s.P), [&](int64_t b, int64_t e) {
+      for (int64_t q = b; q < e; ++q) {  // q = channel * nb + n
+        const int64_t c = q / nb, n = q % nb;
+        nn::load_row(flat, d.dtype, ((n0 + n) * d.flat_channels + c) * s.P, s.P, fw + q * s.P);
+      }
+    });
     GemmDesc g;
     g.dtype = compute_dtype(d.dtype);
     g.batch = d.groups;
     g.m = s.cg_flat;
     g.n = s.cg_image * s.K;
-    g.k = s.P;
-    g.a = {const_cast<C*>(f), s.P, 1, s.cg_flat * s.P};
-    g.b = {const_cast<C*>(c), 1, s.P, s.cg_image * s.K * s.P};  // im2col^T
+    g.k = ld;
+    g.a = {fw, ld, 1, s.cg_flat * ld};
+    g.b = {col, 1, ld, s.cg_image * s.K * ld};  // col^T
     g.c = {acc, s.cg_image * s.K, 1, s.cg_flat * s.cg_image * s.K};
     g.s = g.c;
-    g.beta = n == 0 ? 0 : 1;
-    g.beta_zero = n == 0;
+    g.beta = n0 == 0 ? 0 : 1;
+    g.beta_zero = n0 == 0;
     gemm(g);
   }
   if (!direct) {
@@ -260,30 +371,20 @@ void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const
   if (!conv_supports(d.dtype) && !gemm_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   const size_t es = dtype_size(d.dtype);
-  std::vector<unsigned char> col(s.identity ? 0 : d.image_channels * s.K * s.P * es);
-  for (int64_t n = 0; n < d.batch; ++n) {
-    const auto* img = static_cast<const unsigned char*>(image) + n * d.image_channels * s.I * es;
-    const void* c = img;
-    if (!s.identity) {
-      im2col(img, col.data(), es, d.image_channels, d.geo, s);
-      c = col.data();
-    }
-    GemmDesc g;
-    g.dtype = d.dtype;
-    g.batch = d.groups;
-    g.m = s.cg_flat;
-    g.n = s.P;
-    g.k = s.cg_image * s.K;
-    g.a = {const_cast<void*>(weight), s.cg_image * s.K, 1, s.cg_flat * s.cg_image * s.K};
-    g.b = {const_cast<void*>(c), s.P, 1, s.cg_image * s.K * s.P};
-    g.c = {static_cast<unsigned char*>(flat) + n * d.flat_channels * s.P * es, s.P, 1, s.cg_flat * s.P};
-    if (bias) {  // added in the accumulator: one rounding, as CPU
-      g.s = {const_cast<void*>(bias), 1, 0, s.cg_flat};
-      g.beta = 1;
-      g.ibeta = 1;  // int64
-      g.beta_zero = false;
-    }
-    gemm(g);
+  const int64_t per_image = d.image_channels * s.K * s.P;
+  if (s.identity) {  // the image is its own im2col
+    lower_pass(d, s, es, weight, bias, image, flat, d.batch);
+    return;
+  }
+  const int64_t pass = images_per_pass(per_image, d.batch);
+  Scratch scratch(t_col, t_col_bytes);
+  unsigned char* col = scratch.get<unsigned char>(pass * per_image * es);
+  for (int64_t n0 = 0; n0 < d.batch; n0 += pass) {
+    const int64_t nb = std::min(pass, d.batch - n0);
+    im2col(static_cast<const unsigned char*>(image) + n0 * d.image_channels * s.I * es, col, es, nb,
+           d.image_channels, d.geo, s, ColLayout{s.P, per_image});
+    lower_pass(d, s, es, weight, bias, col, static_cast<unsigned char*>(flat) + n0 * d.flat_channels * s.P * es,
+               nb);
   }
 }
 
@@ -297,11 +398,8 @@ void TORCH_TPU_ISA_ENTRY(conv_raise)(const ConvDesc& d, const void* flat, const 
 
 void TORCH_TPU_ISA_ENTRY(conv_im2col)(const ConvDesc& d, const void* image, void* col) {
   const Sizes s = sizes_of(d);
-  const size_t elem = dtype_size(d.dtype);
-  for (int64_t n = 0; n < d.batch; ++n) {
-    im2col(static_cast<const char*>(image) + n * d.image_channels * s.I * elem,
-           static_cast<char*>(col) + n * d.image_channels * s.K * s.P * elem, elem, d.image_channels, d.geo, s);
-  }
+  im2col(image, col, dtype_size(d.dtype), d.batch, d.image_channels, d.geo, s,
+         ColLayout{s.P, d.image_channels * s.K * s.P});
 }
 
 void TORCH_TPU_ISA_ENTRY(conv_col2im)(const ConvDesc& d, const void* col, void* image) {

@@ -192,6 +192,19 @@ TEST(gemm_batched_and_vectors) {
   }
 }
 
+TEST(gemm_narrow_float_tiles) {
+  // float32 picks a narrower, taller tile when that computes less padding
+  // (gemm.cpp, gemm_f32): attention's 16- and 32-column products, a
+  // convolution's weight gradient (few rows, long k, B a transposed
+  // im2col: the vectorized transpose when packing, with a k remainder) and
+  // its forward (images batched, the weight shared).
+  check_case(DType::kFloat32, 3, 32, 16, 40, false, true, false, 1, 0, 0);
+  check_case(DType::kFloat32, 2, 36, 32, 64, false, true, false, 1, 1, 0);
+  check_case(DType::kFloat32, 2, 37, 18, 33, true, false, true, 1, 0, 0);
+  check_case(DType::kFloat32, 1, 16, 144, 1100, false, true, false, 1, 0, 0);
+  check_case(DType::kFloat32, 4, 16, 256, 144, false, false, false, 1, 0, 0, /*a_bcast=*/true);
+}
+
 TEST(gemm_large_float) {
   // Several row chunks, column blocks and k blocks.
   check_case(DType::kFloat32, 1, 200, 520, 300, false, false, false, 1, 0, 0);
