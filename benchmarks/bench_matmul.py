@@ -2,7 +2,8 @@
 ratio = tpu time / CPU time (below 1: tpu faster). Cases: mm 1024^3 in float32
 and bfloat16 (row-major and B transposed), bmm as in a small attention
 (scores and weighted values), addmm as in nn.Linear (x @ W^T + bias) and its
-weight gradient, mv, addbmm, complex mm/bmm. The machine's cores are shared: numbers are indicative."""
+weight gradient, the GPT example's small products, mv, addbmm, complex
+mm/bmm. The machine's cores are shared: numbers are indicative."""
 
 from __future__ import annotations
 
@@ -41,6 +42,16 @@ def cases():
     out.append(("mm small-batch linear 32x512->2048 float32 (x @ W^T)", 2 * 32 * 512 * 2048, torch.mm, (x, w.t())))
     m, v = r(4096, 4096), r(4096)
     out.append(("mv 4096x4096 float32", 2 * 4096 * 4096, torch.mv, (m, v)))
+    # The GPT example's products (batch 8 x 32 tokens, width 64, 4 heads of
+    # 16): narrow outputs and tiny batched matrices, where tile padding and
+    # per-task costs show.
+    q, k = r(32, 32, 16), r(32, 32, 16)
+    out.append(("bmm small attention q @ k^T 32x32x16x32 float32", 2 * 32 * 32 * 32 * 16, torch.bmm,
+                (q, k.transpose(1, 2))))
+    out.append(("bmm small attention p @ v 32x32x32x16 float32", 2 * 32 * 32 * 32 * 16, torch.bmm,
+                (r(32, 32, 32), k)))
+    out.append(("mm small linear grad_W 64x256x64 float32", 2 * 64 * 256 * 64, torch.mm,
+                (r(256, 64).t(), r(256, 64))))
     # addbmm: 64 batches of 128x64 @ 64x128 summed (one GEMM on tpu, 64 addmm_ on CPU)
     s, b1, b2 = r(128, 128), r(64, 128, 64), r(64, 64, 128)
     out.append(("addbmm 64x(128x64 @ 64x128) float32", 2 * 64 * 128 * 64 * 128, torch.addbmm, (s, b1, b2)))
