@@ -75,17 +75,11 @@ struct ColLayout {
   int64_t row = 0, image = 0;
 };
 
-// The rows of small images are short (8 or 16 values): a libc memcpy or
-// memset call per run cost more than the copy (im2col was 15% of a small
-// ResNet's step). These loops stay loops (GCC would turn them back into
-// the calls: -ftree-loop-distribute-patterns).
-#define TPU_PLAIN_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-
 // One column row: the image value under tap kk of each window, 0 in the
 // padding. plane is the row's channel of the image. E is a same-size integer
 // standing for the element (the gather only moves bits; 0 bits are 0.0).
 template <typename E>
-TPU_PLAIN_LOOPS void im2col_row(const E* plane, E* out, const ConvGeometry& g, const Sizes& s, int64_t kk) {
+void im2col_row(const E* plane, E* out, const ConvGeometry& g, const Sizes& s, int64_t kk) {
   const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
   const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
   const int64_t f0 = g.flat[0], f1 = g.flat[1], f2 = g.flat[2];
@@ -100,17 +94,17 @@ TPU_PLAIN_LOOPS void im2col_row(const E* plane, E* out, const ConvGeometry& g, c
       const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
       E* dst = out + (od * f1 + oh) * f2;
       if (id < 0 || id >= i0 || ih < 0 || ih >= i1) {
-        for (int64_t ow = 0; ow < f2; ++ow) dst[ow] = E{};
+        std::fill(dst, dst + f2, E{});
         continue;
       }
       const E* src = plane + (id * i1 + ih) * i2 + off2;
-      for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = E{};
+      std::fill(dst, dst + lo, E{});
       if (s2 == 1) {
-        for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow];
+        std::memcpy(dst + lo, src + lo, (hi - lo) * sizeof(E));
       } else {
         for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * s2];
       }
-      for (int64_t ow = hi; ow < f2; ++ow) dst[ow] = E{};
+      std::fill(dst + hi, dst + f2, E{});
     }
   }
 }
@@ -148,7 +142,7 @@ void im2col(const void* img, void* col, size_t elem, int64_t nimg, int64_t chann
 // An element is L consecutive values of C (complex: L = 2, t its part's
 // dtype), each summed on its own.
 template <typename C, int L = 1>
-TPU_PLAIN_LOOPS void col2im(const C* col, int64_t nimg, int64_t channels, const ConvGeometry& g, const Sizes& s,
+void col2im(const C* col, int64_t nimg, int64_t channels, const ConvGeometry& g, const Sizes& s,
             const void* bias, DType t, void* image, int64_t at) {
   const int64_t k1 = g.kernel[1], k2 = g.kernel[2];
   const int64_t i0 = g.image[0], i1 = g.image[1], i2 = g.image[2];
@@ -173,12 +167,8 @@ TPU_PLAIN_LOOPS void col2im(const C* col, int64_t nimg, int64_t channels, const 
             if (ih < 0 || ih >= i1) continue;
             C* dst = acc.data() + ((id * i1 + ih) * i2 + off2) * L;
             const C* src = rows + (od * f1 + oh) * f2 * L;
-            if (L == 1 && s2 == 1) {  // contiguous: vectorizes
-              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += src[ow];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) {
-                for (int l = 0; l < L; ++l) dst[ow * s2 * L + l] += src[ow * L + l];
-              }
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              for (int l = 0; l < L; ++l) dst[ow * s2 * L + l] += src[ow * L + l];
             }
           }
         }
