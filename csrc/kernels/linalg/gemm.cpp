@@ -554,15 +554,18 @@ struct F32ConfigOf : Config<float, float, float, Micro, 1> {
 using F32Config = F32ConfigOf<F32Micro>;
 
 // The float32 tile that computes the least padding: the output rounded up to
-// whole tiles, weighted by each tile's speed per product (the narrower ones
-// load more per FMA; measured about 5% and 15% slower on large products).
+// whole tiles, weighted by each tile's time per product on large products
+// (tpu_kernels_tests --bench-gemm 1024 with each tile forced, AMD EPYC:
+// 6 x 64 201-212 GFLOP/s, 12 x 32 193-200, 16 x 16 97-102). So 16 x 16
+// serves 16-column products only, 12 x 32 up to 32 columns and other
+// badly padded widths.
 void gemm_f32(const GemmDesc& d) {
   auto cost = [&](int mr, int nr, double slower) {
     return static_cast<double>(round_up(d.m, mr)) * static_cast<double>(round_up(d.n, nr)) * slower;
   };
   const double wide = cost(F32Micro::kMR, F32Micro::kNR, 1.0);
   const double half = cost(F32MicroHalf::kMR, F32MicroHalf::kNR, 1.05);
-  const double quarter = cost(F32MicroQuarter::kMR, F32MicroQuarter::kNR, 1.15);
+  const double quarter = cost(F32MicroQuarter::kMR, F32MicroQuarter::kNR, 2.0);
   if (wide <= half && wide <= quarter) return gemm_typed<F32Config>(d);
   if (half <= quarter) return gemm_typed<F32ConfigOf<F32MicroHalf>>(d);
   return gemm_typed<F32ConfigOf<F32MicroQuarter>>(d);
