@@ -33,6 +33,7 @@
 #include "kernels/linalg/gemm_internal.h"
 #include "kernels/linalg/gemm_micro.h"
 #include "kernels/common/half.h"
+#include "kernels/common/scratch.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::kernels {
@@ -103,23 +104,7 @@ inline P to_packed(In x) {
 
 // ---- per-thread workspaces -----------------------------------------------
 
-struct Buffer {
-  void* ptr = nullptr;
-  size_t bytes = 0;
-  ~Buffer() { std::free(ptr); }
-  template <typename T>
-  T* get(int64_t count) {
-    const size_t need = static_cast<size_t>(count) * sizeof(T) + 64;
-    if (need > bytes) {
-      std::free(ptr);
-      bytes = round_up(static_cast<int64_t>(need), 4096);
-      ptr = std::aligned_alloc(64, bytes);
-      if (ptr == nullptr) throw std::bad_alloc();
-    }
-    return static_cast<T*>(ptr);
-  }
-};
-thread_local Buffer t_pack_a, t_pack_b, t_acc;
+thread_local ScratchBuffer t_pack_a, t_pack_b, t_acc;
 
 // ---- packing ---------------------------------------------------------------
 

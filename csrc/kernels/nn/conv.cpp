@@ -12,12 +12,12 @@
 // two lanes summed separately, as CPU's complex additions do.
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "kernels/nn/conv.h"
 #include "kernels/common/dtype_dispatch.h"
+#include "kernels/common/scratch.h"
 #include "kernels/linalg/gemm.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
@@ -195,36 +195,10 @@ const C* as_compute(const void* src, DType t, int64_t offset, int64_t n, std::ve
   return buf.data();
 }
 
-// Scratch memory of a worker thread, kept between calls up to kKeepBytes:
-// the small convolutions of a training step run every step, and faulting in
-// fresh pages for their column buffers on each call cost more than their
-// GEMMs. Larger requests are allocated per call. Not zeroed.
-class Scratch {
- public:
-  explicit Scratch(std::unique_ptr<unsigned char[]>& kept, size_t& kept_bytes)
-      : kept_(kept), kept_bytes_(kept_bytes) {}
-  template <typename T>
-  T* get(int64_t count) {
-    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
-    if (bytes > kKeepBytes) {
-      own_.reset(new unsigned char[bytes]);
-      return reinterpret_cast<T*>(own_.get());
-    }
-    if (kept_bytes_ < bytes) {
-      kept_.reset(new unsigned char[bytes]);
-      kept_bytes_ = bytes;
-    }
-    return reinterpret_cast<T*>(kept_.get());
-  }
-
- private:
-  static constexpr size_t kKeepBytes = size_t{8} << 20;
-  std::unique_ptr<unsigned char[]>& kept_;
-  size_t& kept_bytes_;
-  std::unique_ptr<unsigned char[]> own_;
-};
-thread_local std::unique_ptr<unsigned char[]> t_col, t_rows;
-thread_local size_t t_col_bytes = 0, t_rows_bytes = 0;
+// Column buffers stay with the worker thread up to 8 MB: the small
+// convolutions of a training step run every step.
+constexpr size_t kKeepScratch = size_t{8} << 20;
+thread_local ScratchBuffer t_col(kKeepScratch), t_rows(kKeepScratch);
 
 // Images per GEMM: as many as keep `per_image` column elements per image
 // within about a million (the per-image calls of small images were mostly
@@ -235,33 +209,47 @@ int64_t images_per_pass(int64_t per_image, int64_t batch) {
   return std::max<int64_t>(1, std::min(batch, kColElems / std::max<int64_t>(1, per_image)));
 }
 
-// lower for images [n0, n0 + nb): flat = W @ col. One GEMM batched over the
-// images (weight shared) for groups == 1, else one per image batched over
-// the groups. col holds the images' columns per image.
+// The GEMMs of a pass of nb images: for groups == 1 one GEMM batched over
+// the images with the weight (A) shared, else one per image batched over the
+// groups. g.b and g.c name the pass's first image; B and C advance by
+// b_image / c_image elements per image and b_group / c_group per group, A by
+// a_group per group.
+void gemm_over_images(GemmDesc g, int64_t groups, int64_t nb, size_t es, int64_t a_group, int64_t b_image,
+                      int64_t b_group, int64_t c_image, int64_t c_group) {
+  const bool by_image = groups == 1;
+  g.batch = by_image ? nb : groups;
+  g.a.batch_stride = by_image ? 0 : a_group;
+  g.b.batch_stride = by_image ? b_image : b_group;
+  g.c.batch_stride = by_image ? c_image : c_group;
+  unsigned char* b0 = static_cast<unsigned char*>(g.b.data);
+  unsigned char* c0 = static_cast<unsigned char*>(g.c.data);
+  for (int64_t n = 0; n < (by_image ? 1 : nb); ++n) {
+    g.b.data = b0 + n * b_image * es;
+    g.c.data = c0 + n * c_image * es;
+    gemm(g);
+  }
+}
+
+// lower for a pass of nb images: flat = W @ col, col holding the images'
+// columns per image.
 void lower_pass(const ConvDesc& d, const Sizes& s, size_t es, const void* weight, const void* bias,
                 const void* col, void* flat, int64_t nb) {
-  const int64_t per_image = d.image_channels * s.K * s.P;
   GemmDesc g;
   g.dtype = d.dtype;
   g.m = s.cg_flat;
   g.n = s.P;
   g.k = s.cg_image * s.K;
-  const bool by_image = d.groups == 1;
-  g.batch = by_image ? nb : d.groups;
-  g.a = {const_cast<void*>(weight), s.cg_image * s.K, 1, by_image ? 0 : s.cg_flat * s.cg_image * s.K};
+  g.a = {const_cast<void*>(weight), s.cg_image * s.K, 1, 0};
   if (bias) {  // added in the accumulator: one rounding, as CPU
-    g.s = {const_cast<void*>(bias), 1, 0, by_image ? 0 : s.cg_flat};
+    g.s = {const_cast<void*>(bias), 1, 0, d.groups == 1 ? 0 : s.cg_flat};
     g.beta = 1;
     g.ibeta = 1;  // int64
     g.beta_zero = false;
   }
-  for (int64_t n = 0; n < (by_image ? 1 : nb); ++n) {
-    g.b = {static_cast<unsigned char*>(const_cast<void*>(col)) + n * per_image * es, s.P, 1,
-           by_image ? per_image : s.cg_image * s.K * s.P};
-    g.c = {static_cast<unsigned char*>(flat) + n * d.flat_channels * s.P * es, s.P, 1,
-           by_image ? d.flat_channels * s.P : s.cg_flat * s.P};
-    gemm(g);
-  }
+  g.b = {const_cast<void*>(col), s.P, 1, 0};
+  g.c = {flat, s.P, 1, 0};
+  gemm_over_images(g, d.groups, nb, es, s.cg_flat * s.cg_image * s.K, d.image_channels * s.K * s.P,
+                   s.cg_image * s.K * s.P, d.flat_channels * s.P, s.cg_flat * s.P);
 }
 
 template <typename C>
@@ -269,11 +257,10 @@ void raise_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void
                  const void* bias, void* image) {
   const int64_t per_image = d.image_channels * s.K * s.P;
   const int64_t pass = images_per_pass(per_image, d.batch);
-  Scratch scratch(t_col, t_col_bytes);
+  ScratchUse scratch(t_col);
   C* col = scratch.get<C>(pass * per_image);
   std::vector<C> wbuf, fbuf;
   const C* w = as_compute(weight, d.dtype, 0, d.flat_channels * s.cg_image * s.K, wbuf);
-  const bool by_image = d.groups == 1;
   for (int64_t n0 = 0; n0 < d.batch; n0 += pass) {
     const int64_t nb = std::min(pass, d.batch - n0);
     const C* f = as_compute(flat, d.dtype, n0 * d.flat_channels * s.P, nb * d.flat_channels * s.P, fbuf);
@@ -283,14 +270,11 @@ void raise_typed(const ConvDesc& d, const Sizes& s, const void* flat, const void
     g.m = s.cg_image * s.K;
     g.n = s.P;
     g.k = s.cg_flat;
-    g.batch = by_image ? nb : d.groups;
-    g.a = {const_cast<C*>(w), 1, s.cg_image * s.K, by_image ? 0 : s.cg_flat * s.cg_image * s.K};
-    for (int64_t n = 0; n < (by_image ? 1 : nb); ++n) {
-      g.b = {const_cast<C*>(f) + n * d.flat_channels * s.P, s.P, 1,
-             by_image ? d.flat_channels * s.P : s.cg_flat * s.P};
-      g.c = {col + n * per_image, s.P, 1, by_image ? per_image : s.cg_image * s.K * s.P};
-      gemm(g);
-    }
+    g.a = {const_cast<C*>(w), 1, s.cg_image * s.K, 0};
+    g.b = {const_cast<C*>(f), s.P, 1, 0};
+    g.c = {col, s.P, 1, 0};
+    gemm_over_images(g, d.groups, nb, sizeof(C), s.cg_flat * s.cg_image * s.K, d.flat_channels * s.P,
+                     s.cg_flat * s.P, per_image, s.cg_image * s.K * s.P);
     col2im(col, nb, d.image_channels, d.geo, s, bias, d.dtype, image, n0 * d.image_channels * s.I);
   }
 }
@@ -317,7 +301,7 @@ void weight_grad_typed(const ConvDesc& d, const Sizes& s, const void* flat, cons
   if (d.batch == 0) std::fill(acc, acc + wn, C(0));
   const int64_t rows = d.image_channels * s.K;
   const int64_t pass = images_per_pass(rows * s.P, d.batch);
-  Scratch col_scratch(t_col, t_col_bytes), flat_scratch(t_rows, t_rows_bytes);
+  ScratchUse col_scratch(t_col), flat_scratch(t_rows);
   C* col = col_scratch.get<C>(pass * rows * s.P);
   C* fw = flat_scratch.get<C>(pass * d.flat_channels * s.P);
   for (int64_t n0 = 0; n0 < d.batch; n0 += pass) {
@@ -361,13 +345,13 @@ void TORCH_TPU_ISA_ENTRY(conv_lower)(const ConvDesc& d, const void* image, const
   if (!conv_supports(d.dtype) && !gemm_supports(d.dtype)) throw std::invalid_argument("conv: unsupported dtype");
   const Sizes s = sizes_of(d);
   const size_t es = dtype_size(d.dtype);
-  const int64_t per_image = d.image_channels * s.K * s.P;
   if (s.identity) {  // the image is its own im2col
     lower_pass(d, s, es, weight, bias, image, flat, d.batch);
     return;
   }
+  const int64_t per_image = d.image_channels * s.K * s.P;
   const int64_t pass = images_per_pass(per_image, d.batch);
-  Scratch scratch(t_col, t_col_bytes);
+  ScratchUse scratch(t_col);
   unsigned char* col = scratch.get<unsigned char>(pass * per_image * es);
   for (int64_t n0 = 0; n0 < d.batch; n0 += pass) {
     const int64_t nb = std::min(pass, d.batch - n0);
