@@ -12,6 +12,13 @@
 // power-of-two convolution. A Plan holds one length's twiddles (and the
 // Bluestein chirp and transformed kernel), cached per (length, precision);
 // blocks of lines are split over the device's cores.
+//
+// Moving lines in and out of the lanes layout is a transpose, and it cost
+// as much as the transform itself when done one element at a time: full
+// blocks of contiguous lines move as kLanes x kLanes tiles transposed in
+// vector registers, and blocks of lines that lie side by side (an axis
+// with inner >= kLanes) as whole vectors. The real-input pre- and
+// post-processing runs on the lanes layout, vectorised too.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -23,6 +30,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/common/scratch.h"
 #include "kernels/fft/fft.h"
 #include "runtime/runtime.h"
 
@@ -33,14 +41,55 @@ constexpr int kLanes = 8;
 
 bool power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// Split complex lanes: element t, lane l at re[t * kLanes + l].
+// kLanes values of type R in a GCC vector; I: the shuffle index vector.
+template <typename R>
+struct Lanes {
+  typedef R V __attribute__((vector_size(kLanes * sizeof(R)), aligned(sizeof(R))));
+  typedef std::conditional_t<sizeof(R) == 4, int32_t, int64_t> Index;
+  typedef Index I __attribute__((vector_size(kLanes * sizeof(R))));
+  static V load(const R* p) { return *reinterpret_cast<const V*>(p); }
+  static void store(R* p, V v) { *reinterpret_cast<V*>(p) = v; }
+  // Whether shuffles of V are single instructions here (GCC splits wider
+  // vectors and would move the elements one by one).
+#if defined(__AVX512F__)
+  static constexpr bool kShuffles = sizeof(V) <= 64;
+#else
+  static constexpr bool kShuffles = sizeof(V) <= 32;
+#endif
+
+  // r[i][j] <-> r[j][i], by swapping off-diagonal blocks of 4, 2, 1.
+  static void transpose(V r[kLanes]) {
+    static_assert(kLanes == 8);
+    swap_blocks<4>(r, I{0, 1, 2, 3, 8, 9, 10, 11}, I{4, 5, 6, 7, 12, 13, 14, 15});
+    swap_blocks<2>(r, I{0, 1, 8, 9, 4, 5, 12, 13}, I{2, 3, 10, 11, 6, 7, 14, 15});
+    swap_blocks<1>(r, I{0, 8, 2, 10, 4, 12, 6, 14}, I{1, 9, 3, 11, 5, 13, 7, 15});
+  }
+  template <int H>
+  static void swap_blocks(V r[kLanes], I lo, I hi) {
+    for (int i = 0; i < kLanes; ++i) {
+      if (i & H) continue;
+      const V a = r[i], b = r[i + H];
+      r[i] = __builtin_shuffle(a, b, lo);
+      r[i + H] = __builtin_shuffle(a, b, hi);
+    }
+  }
+  // c0, c1: kLanes interleaved complex values -> their real and imaginary parts.
+  static void split(V c0, V c1, V& re, V& im) {
+    re = __builtin_shuffle(c0, c1, I{0, 2, 4, 6, 8, 10, 12, 14});
+    im = __builtin_shuffle(c0, c1, I{1, 3, 5, 7, 9, 11, 13, 15});
+  }
+  static void join(V re, V im, V& c0, V& c1) {
+    c0 = __builtin_shuffle(re, im, I{0, 8, 1, 9, 2, 10, 3, 11});
+    c1 = __builtin_shuffle(re, im, I{4, 12, 5, 13, 6, 14, 7, 15});
+  }
+};
+
+// Split complex lanes: element t, lane l at re[t * kLanes + l]. A view of
+// a worker's scratch memory.
 template <typename R>
 struct Buf {
-  std::vector<R> re, im;
-  void resize(int64_t n) {
-    re.resize(static_cast<size_t>(n * kLanes));
-    im.resize(static_cast<size_t>(n * kLanes));
-  }
+  R* re = nullptr;
+  R* im = nullptr;
 };
 
 // Forward power-of-two FFT, Stockham radix 4 (+ one radix-2 stage).
@@ -71,9 +120,9 @@ struct Stockham {
   // elements; reads a, writes b. Written on GCC vectors of kLanes elements
   // (sl is a multiple of kLanes): GCC 12 does not vectorise this loop's 16
   // streams by itself.
-  typedef R V __attribute__((vector_size(kLanes * sizeof(R)), aligned(sizeof(R))));
-  static V load(const R* p) { return *reinterpret_cast<const V*>(p); }
-  static void store(R* p, V v) { *reinterpret_cast<V*>(p) = v; }
+  using V = typename Lanes<R>::V;
+  static V load(const R* p) { return Lanes<R>::load(p); }
+  static void store(R* p, V v) { Lanes<R>::store(p, v); }
 
   static void radix4(int64_t q, int64_t sl, const R* w1r, const R* w1i, const R* w2r, const R* w2i,
                      const R* w3r, const R* w3i, const R* ar, const R* ai, R* br, R* bi) {
@@ -103,11 +152,11 @@ struct Stockham {
   }
 
   // x holds the input and receives the output; y is scratch of the same size.
-  void run(Buf<R>& x, Buf<R>& y) const {
-    R* xr = x.re.data();
-    R* xi = x.im.data();
-    R* yr = y.re.data();
-    R* yi = y.im.data();
+  void run(Buf<R> x, Buf<R> y) const {
+    R* xr = x.re;
+    R* xi = x.im;
+    R* yr = y.re;
+    R* yi = y.im;
     int64_t len = n, s = 1;  // s: number of interleaved sub-sequences (times kLanes)
     size_t stage = 0;
     bool in_x = true;        // where the current data lives
@@ -140,8 +189,8 @@ struct Stockham {
       return;
     }
     if (!in_x) {
-      std::copy(y.re.begin(), y.re.begin() + n * kLanes, x.re.begin());
-      std::copy(y.im.begin(), y.im.begin() + n * kLanes, x.im.begin());
+      std::copy(y.re, y.re + n * kLanes, x.re);
+      std::copy(y.im, y.im + n * kLanes, x.im);
     }
   }
 };
@@ -153,8 +202,18 @@ struct Plan {
   Stockham<R> fft;              // length n (power of two) or the convolution length m
   std::vector<R> chirp_r, chirp_i;    // Bluestein: exp(-pi i k^2 / n)
   std::vector<R> kernel_r, kernel_i;  // Bluestein: FFT of the conjugate chirp / m
+  // The real transforms of length 2n that run through this one:
+  // exp(-2 pi i k / 2n) for k <= n, computed in double.
+  std::vector<R> half_r, half_i;
 
   explicit Plan(int64_t size) : n(size), fft(convolution_length(size)) {
+    half_r.resize(n + 1);
+    half_i.resize(n + 1);
+    for (int64_t k = 0; k <= n; ++k) {
+      const double angle = -std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+      half_r[k] = static_cast<R>(std::cos(angle));
+      half_i[k] = static_cast<R>(std::sin(angle));
+    }
     if (power_of_two(n)) return;
     const int64_t m = fft.n;
     chirp_r.resize(n);
@@ -207,16 +266,17 @@ struct Plan {
     }
   }
 
-  // Forward transform of x[0, n) (lanes), in place; y and z are scratch.
-  void forward(Buf<R>& x, Buf<R>& y, Buf<R>& z) const {
+  // Forward transform of x[0, n) (lanes), in place; y and z are scratch of
+  // work_length() elements.
+  void forward(Buf<R> x, Buf<R> y, Buf<R> z) const {
     if (power_of_two(n)) {
       fft.run(x, y);
       return;
     }
     const int64_t m = fft.n;
     // z = x * chirp, zero padded to m
-    std::fill(z.re.begin(), z.re.end(), R(0));
-    std::fill(z.im.begin(), z.im.end(), R(0));
+    std::fill(z.re, z.re + m * kLanes, R(0));
+    std::fill(z.im, z.im + m * kLanes, R(0));
     for (int64_t k = 0; k < n; ++k) {
       const R cr = chirp_r[k], ci = chirp_i[k];
       for (int l = 0; l < kLanes; ++l) {
@@ -279,17 +339,22 @@ std::shared_ptr<const Plan<R>> plan_for(int64_t n) {
   return plan;
 }
 
+// The six buffers of a worker's blocks (x, y, z), kept between calls up to
+// 16 MB.
+thread_local ScratchBuffer t_blocks(size_t{16} << 20);
+
 // Runs body(first_line, lanes, x, y, z) over blocks of kLanes lines on the
-// device's cores; the buffers are sized for the plan.
+// device's cores. x, y and z hold max(n, work length) + 1 elements: the
+// real transforms stage their h + 1 coefficients in y or z.
 template <typename R, typename Body>
 void over_line_blocks(const Plan<R>& plan, int64_t lines, Body&& body) {
   const int64_t blocks = (lines + kLanes - 1) / kLanes;
-  const int64_t per_block = std::max<int64_t>(plan.n, 1) * kLanes;
-  runtime::parallel_for(0, blocks, std::max<int64_t>(1, 16384 / per_block), [&](int64_t b, int64_t e) {
-    Buf<R> x, y, z;  // x: the lines; y: the FFT's scratch; z: Bluestein's convolution
-    x.resize(plan.n);
-    y.resize(plan.work_length());
-    z.resize(power_of_two(plan.n) ? 0 : plan.work_length());
+  const int64_t per_buf = (std::max(plan.n, plan.work_length()) + 1) * kLanes;
+  runtime::parallel_for(0, blocks, std::max<int64_t>(1, 16384 / per_buf), [&](int64_t b, int64_t e) {
+    ScratchUse scratch(t_blocks);
+    R* mem = scratch.get<R>(6 * per_buf);
+    const Buf<R> x{mem, mem + per_buf}, y{mem + 2 * per_buf, mem + 3 * per_buf};
+    const Buf<R> z{mem + 4 * per_buf, mem + 5 * per_buf};
     for (int64_t blk = b; blk < e; ++blk) {
       const int64_t first = blk * kLanes;
       body(first, static_cast<int>(std::min<int64_t>(kLanes, lines - first)), x, y, z);
@@ -297,152 +362,275 @@ void over_line_blocks(const Plan<R>& plan, int64_t lines, Body&& body) {
   });
 }
 
-// The first element of line `line` of a [outer, len, inner] tensor (its
-// elements are inner apart).
-template <typename T>
-T* line_start(T* data, int64_t line, int64_t len, int64_t inner) {
-  return data + (line / inner) * len * inner + line % inner;
-}
+// Where the lines of a [outer, len, inner] tensor are: line `line` starts
+// at (line / inner) * len * inner + line % inner, its elements inner apart.
+struct Lines {
+  int64_t len, inner;
+  int64_t start(int64_t line) const { return (line / inner) * len * inner + line % inner; }
+  // Whether the kLanes lines from `first` lie side by side (one apart).
+  bool side_by_side(int64_t first) const { return inner >= kLanes && first % inner + kLanes <= inner; }
+};
 
 // The line lane l of a block reads: the padding lanes of a partial block
 // repeat its last line (their results are never written back).
 inline int64_t lane_line(int64_t first, int l, int lanes) { return first + std::min(l, lanes - 1); }
 
+// x[t] = element t of the block's lines, t < count, imaginary parts times sign.
 template <typename R>
-void c2c_typed(std::complex<R>* data, int64_t outer, int64_t n, int64_t inner, bool is_forward, double scale) {
-  const auto shared = plan_for<R>(n);
-  const Plan<R>& plan = *shared;
-  const R sc = static_cast<R>(scale);
-  // backward = conj(forward(conj(x)))
-  const R sign = is_forward ? R(1) : R(-1);
-  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
-    for (int l = 0; l < kLanes; ++l) {
-      const std::complex<R>* base = line_start<const std::complex<R>>(data, lane_line(first, l, lanes), n, inner);
-      for (int64_t t = 0; t < n; ++t) {
-        x.re[t * kLanes + l] = base[t * inner].real();
-        x.im[t * kLanes + l] = sign * base[t * inner].imag();
+void gather(const std::complex<R>* data, Lines at, int64_t first, int lanes, int64_t count, R sign, Buf<R> x) {
+  using L = Lanes<R>;
+  using V = typename L::V;
+  if (lanes == kLanes && at.side_by_side(first)) {
+    const R* base = reinterpret_cast<const R*>(data + at.start(first));
+    for (int64_t t = 0; t < count; ++t) {
+      const R* p = base + 2 * t * at.inner;
+      if constexpr (L::kShuffles) {
+        V re, im;
+        L::split(L::load(p), L::load(p + kLanes), re, im);
+        L::store(x.re + t * kLanes, re);
+        L::store(x.im + t * kLanes, im * sign);
+      } else {
+        for (int l = 0; l < kLanes; ++l) {
+          x.re[t * kLanes + l] = p[2 * l];
+          x.im[t * kLanes + l] = sign * p[2 * l + 1];
+        }
       }
     }
-    plan.forward(x, y, z);
-    for (int l = 0; l < lanes; ++l) {
-      std::complex<R>* base = line_start(data, first + l, n, inner);
-      for (int64_t t = 0; t < n; ++t)
-        base[t * inner] = std::complex<R>(x.re[t * kLanes + l] * sc, sign * x.im[t * kLanes + l] * sc);
+    return;
+  }
+  int64_t done = 0;
+  if constexpr (L::kShuffles) {
+    if (lanes == kLanes && at.inner == 1) {  // kLanes x kLanes tiles
+      const R* line[kLanes];
+      for (int l = 0; l < kLanes; ++l) line[l] = reinterpret_cast<const R*>(data + at.start(first + l));
+      for (; done + kLanes <= count; done += kLanes) {
+        V re[kLanes], im[kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          L::split(L::load(line[l] + 2 * done), L::load(line[l] + 2 * done + kLanes), re[l], im[l]);
+        }
+        L::transpose(re);
+        L::transpose(im);
+        for (int j = 0; j < kLanes; ++j) {
+          L::store(x.re + (done + j) * kLanes, re[j]);
+          L::store(x.im + (done + j) * kLanes, im[j] * sign);
+        }
+      }
     }
+  }
+  for (int l = 0; l < kLanes; ++l) {  // the rest, an element at a time
+    const std::complex<R>* p = data + at.start(lane_line(first, l, lanes));
+    for (int64_t t = done; t < count; ++t) {
+      x.re[t * kLanes + l] = p[t * at.inner].real();
+      x.im[t * kLanes + l] = sign * p[t * at.inner].imag();
+    }
+  }
+}
+
+// Element t of the block's first `lanes` lines = x[t] * scale, imaginary
+// parts times sign, t < count.
+template <typename R>
+void scatter(Buf<R> x, R scale, R sign, std::complex<R>* data, Lines at, int64_t first, int lanes, int64_t count) {
+  using L = Lanes<R>;
+  using V = typename L::V;
+  const R scale_im = sign * scale;
+  if (lanes == kLanes && at.side_by_side(first)) {
+    R* base = reinterpret_cast<R*>(data + at.start(first));
+    for (int64_t t = 0; t < count; ++t) {
+      R* p = base + 2 * t * at.inner;
+      if constexpr (L::kShuffles) {
+        V c0, c1;
+        L::join(L::load(x.re + t * kLanes) * scale, L::load(x.im + t * kLanes) * scale_im, c0, c1);
+        L::store(p, c0);
+        L::store(p + kLanes, c1);
+      } else {
+        for (int l = 0; l < kLanes; ++l) {
+          p[2 * l] = x.re[t * kLanes + l] * scale;
+          p[2 * l + 1] = x.im[t * kLanes + l] * scale_im;
+        }
+      }
+    }
+    return;
+  }
+  int64_t done = 0;
+  if constexpr (L::kShuffles) {
+    if (lanes == kLanes && at.inner == 1) {
+      R* line[kLanes];
+      for (int l = 0; l < kLanes; ++l) line[l] = reinterpret_cast<R*>(data + at.start(first + l));
+      for (; done + kLanes <= count; done += kLanes) {
+        V re[kLanes], im[kLanes];
+        for (int j = 0; j < kLanes; ++j) {
+          re[j] = L::load(x.re + (done + j) * kLanes) * scale;
+          im[j] = L::load(x.im + (done + j) * kLanes) * scale_im;
+        }
+        L::transpose(re);
+        L::transpose(im);
+        for (int l = 0; l < kLanes; ++l) {
+          V c0, c1;
+          L::join(re[l], im[l], c0, c1);
+          L::store(line[l] + 2 * done, c0);
+          L::store(line[l] + 2 * done + kLanes, c1);
+        }
+      }
+    }
+  }
+  for (int l = 0; l < lanes; ++l) {
+    std::complex<R>* p = data + at.start(first + l);
+    for (int64_t t = done; t < count; ++t) {
+      p[t * at.inner] = std::complex<R>(x.re[t * kLanes + l] * scale, x.im[t * kLanes + l] * scale_im);
+    }
+  }
+}
+
+// The block's real lines of length 2h (at.len) seen as h complex values
+// (line[2t], line[2t + 1]): into x.
+template <typename R>
+void gather_pairs(const R* data, Lines at, int64_t first, int lanes, Buf<R> x) {
+  const int64_t h = at.len / 2;
+  if (at.inner == 1) {
+    gather(reinterpret_cast<const std::complex<R>*>(data), Lines{h, 1}, first, lanes, h, R(1), x);
+    return;
+  }
+  if (lanes == kLanes && at.side_by_side(first)) {
+    const R* base = data + at.start(first);
+    for (int64_t t = 0; t < h; ++t) {
+      std::copy_n(base + 2 * t * at.inner, kLanes, x.re + t * kLanes);
+      std::copy_n(base + (2 * t + 1) * at.inner, kLanes, x.im + t * kLanes);
+    }
+    return;
+  }
+  for (int l = 0; l < kLanes; ++l) {
+    const R* p = data + at.start(lane_line(first, l, lanes));
+    for (int64_t t = 0; t < h; ++t) {
+      x.re[t * kLanes + l] = p[2 * t * at.inner];
+      x.im[t * kLanes + l] = p[(2 * t + 1) * at.inner];
+    }
+  }
+}
+
+// The inverse: line[2t] = x[t].re * scale, line[2t + 1] = x[t].im * sign * scale.
+template <typename R>
+void scatter_pairs(Buf<R> x, R scale, R sign, R* data, Lines at, int64_t first, int lanes) {
+  const int64_t h = at.len / 2;
+  if (at.inner == 1) {
+    scatter(x, scale, sign, reinterpret_cast<std::complex<R>*>(data), Lines{h, 1}, first, lanes, h);
+    return;
+  }
+  const R scale_im = sign * scale;
+  for (int l = 0; l < lanes; ++l) {
+    R* p = data + at.start(first + l);
+    for (int64_t t = 0; t < h; ++t) {
+      p[2 * t * at.inner] = x.re[t * kLanes + l] * scale;
+      p[(2 * t + 1) * at.inner] = x.im[t * kLanes + l] * scale_im;
+    }
+  }
+}
+
+template <typename R>
+void c2c_typed(const std::complex<R>* in, std::complex<R>* out, int64_t outer, int64_t n, int64_t inner,
+               bool is_forward, double scale) {
+  const auto shared = plan_for<R>(n);
+  const Plan<R>& plan = *shared;
+  const Lines at{n, inner};
+  // backward = conj(forward(conj(x)))
+  const R sign = is_forward ? R(1) : R(-1);
+  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R> x, Buf<R> y, Buf<R> z) {
+    gather(in, at, first, lanes, n, sign, x);
+    plan.forward(x, y, z);
+    scatter(x, static_cast<R>(scale), sign, out, at, first, lanes, n);
   });
 }
 
+// Complex-to-real of any length: the Hermitian spectrum, conjugated
+// (backward through forward): X[n - k] = conj(X[k]); X[0] and X[n / 2]
+// (n even) real; coefficients from m on are 0.
 template <typename R>
 void c2r_typed(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64_t n, int64_t inner,
                double scale) {
   const auto shared = plan_for<R>(n);
   const Plan<R>& plan = *shared;
   const R sc = static_cast<R>(scale);
-  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
-    for (int l = 0; l < kLanes; ++l) {
-      const std::complex<R>* src = line_start(in, lane_line(first, l, lanes), m, inner);
-      // The Hermitian spectrum, conjugated (backward through forward):
-      // X[n - k] = conj(X[k]); X[0] and X[n / 2] (n even) real.
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t j = k <= n / 2 ? k : n - k;
-        const std::complex<R> v = j < m ? src[j * inner] : std::complex<R>(0);
-        const bool real_only = k == 0 || (n % 2 == 0 && k == n / 2);
-        x.re[k * kLanes + l] = v.real();
-        x.im[k * kLanes + l] = real_only ? R(0) : (k <= n / 2 ? -v.imag() : v.imag());
+  const int64_t count = std::min(m, n / 2 + 1);
+  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R> x, Buf<R> y, Buf<R> z) {
+    gather(in, Lines{m, inner}, first, lanes, count, R(-1), x);
+    std::fill(x.re + count * kLanes, x.re + (n / 2 + 1) * kLanes, R(0));
+    std::fill(x.im + count * kLanes, x.im + (n / 2 + 1) * kLanes, R(0));
+    std::fill_n(x.im, kLanes, R(0));
+    if (n % 2 == 0) std::fill_n(x.im + (n / 2) * kLanes, kLanes, R(0));
+    for (int64_t k = n / 2 + 1; k < n; ++k) {
+      for (int l = 0; l < kLanes; ++l) {
+        x.re[k * kLanes + l] = x.re[(n - k) * kLanes + l];
+        x.im[k * kLanes + l] = -x.im[(n - k) * kLanes + l];
       }
     }
     plan.forward(x, y, z);
     for (int l = 0; l < lanes; ++l) {
-      R* dst = line_start(out, first + l, n, inner);
+      R* dst = out + Lines{n, inner}.start(first + l);
       for (int64_t t = 0; t < n; ++t) dst[t * inner] = x.re[t * kLanes + l] * sc;
     }
   });
 }
 
-// exp(-2 pi i k / n) for k <= n / 2, in the data's precision (computed in double).
-template <typename R>
-void half_twiddles(int64_t n, std::vector<R>& wr, std::vector<R>& wi) {
-  wr.resize(n / 2 + 1);
-  wi.resize(n / 2 + 1);
-  for (int64_t k = 0; k <= n / 2; ++k) {
-    const double angle = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
-    wr[k] = static_cast<R>(std::cos(angle));
-    wi[k] = static_cast<R>(std::sin(angle));
-  }
-}
-
 // Real-input forward transform, even n: the half-length complex transform of
 // z[t] = x[2t] + i x[2t+1], then X[k] = E[k] + W^k O[k] with
-// E[k] = (Z[k] + conj Z[h-k]) / 2, O[k] = (Z[k] - conj Z[h-k]) / 2i.
+// E[k] = (Z[k] + conj Z[h-k]) / 2, O[k] = (Z[k] - conj Z[h-k]) / 2i,
+// computed on the lanes layout into y, then written out.
 template <typename R>
 void r2c_even(const R* in, std::complex<R>* out, int64_t outer, int64_t n, int64_t inner, double scale) {
+  using L = Lanes<R>;
+  using V = typename L::V;
   const int64_t h = n / 2;
   const auto shared = plan_for<R>(h);
   const Plan<R>& plan = *shared;
-  std::vector<R> wr, wi;
-  half_twiddles(n, wr, wi);
   const R half = static_cast<R>(0.5 * scale);
-  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
-    for (int l = 0; l < kLanes; ++l) {
-      const R* src = line_start(in, lane_line(first, l, lanes), n, inner);
-      for (int64_t t = 0; t < h; ++t) {
-        x.re[t * kLanes + l] = src[(2 * t) * inner];
-        x.im[t * kLanes + l] = src[(2 * t + 1) * inner];
-      }
-    }
+  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R> x, Buf<R> y, Buf<R> z) {
+    gather_pairs(in, Lines{n, inner}, first, lanes, x);
     plan.forward(x, y, z);
-    for (int l = 0; l < lanes; ++l) {
-      std::complex<R>* dst = line_start(out, first + l, h + 1, inner);
-      for (int64_t k = 0; k <= h; ++k) {
-        const int64_t a = k % h, b = (h - k) % h;
-        const R zr = x.re[a * kLanes + l], zi = x.im[a * kLanes + l];
-        const R cr = x.re[b * kLanes + l], ci = -x.im[b * kLanes + l];  // conj Z[h-k]
-        const R er = zr + cr, ei = zi + ci;                              // 2 E
-        const R or_ = zi - ci, oi = -(zr - cr);                          // 2 O = (Z - conj) / i
-        const R tr = wr[k] * or_ - wi[k] * oi, ti = wr[k] * oi + wi[k] * or_;
-        dst[k * inner] = std::complex<R>((er + tr) * half, (ei + ti) * half);
-      }
+    for (int64_t k = 0; k <= h; ++k) {
+      const int64_t a = k == h ? 0 : k, b = k == 0 ? 0 : h - k;  // k mod h, (h - k) mod h
+      const V zr = L::load(x.re + a * kLanes), zi = L::load(x.im + a * kLanes);
+      const V cr = L::load(x.re + b * kLanes), ci = -L::load(x.im + b * kLanes);  // conj Z[h-k]
+      const V er = zr + cr, ei = zi + ci;                                          // 2 E
+      const V or_ = zi - ci, oi = cr - zr;                                         // 2 O = (Z - conj) / i
+      const R wr = plan.half_r[k], wi = plan.half_i[k];
+      const V tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
+      L::store(y.re + k * kLanes, (er + tr) * half);
+      L::store(y.im + k * kLanes, (ei + ti) * half);
     }
+    scatter(y, R(1), R(1), out, Lines{h + 1, inner}, first, lanes, h + 1);
   });
 }
 
 // Complex-to-real inverse, even n: Z[k] = E'[k] + i O'[k] with
 // E' = X[k] + conj X[h-k], O' = (X[k] - conj X[h-k]) conj(W^k), then the
 // unnormalised half-length inverse z: x[2t] = Re z[t], x[2t+1] = Im z[t].
+// The coefficients are staged in y (m of them at most; missing ones 0).
 template <typename R>
 void c2r_even(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64_t n, int64_t inner,
               double scale) {
+  using L = Lanes<R>;
+  using V = typename L::V;
   const int64_t h = n / 2;
   const auto shared = plan_for<R>(h);
   const Plan<R>& plan = *shared;
-  std::vector<R> wr, wi;
-  half_twiddles(n, wr, wi);
-  const R sc = static_cast<R>(scale);
-  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R>& x, Buf<R>& y, Buf<R>& z) {
-    for (int l = 0; l < kLanes; ++l) {
-      const std::complex<R>* src = line_start(in, lane_line(first, l, lanes), m, inner);
-      auto coef = [&](int64_t k) {  // X[k], 0 <= k <= h; imaginary parts of X[0], X[h] ignored
-        const std::complex<R> v = k < m ? src[k * inner] : std::complex<R>(0);
-        return (k == 0 || k == h) ? std::complex<R>(v.real(), 0) : v;
-      };
-      for (int64_t k = 0; k < h; ++k) {
-        const std::complex<R> a = coef(k), b = std::conj(coef(h - k));
-        const R er = a.real() + b.real(), ei = a.imag() + b.imag();
-        const R dr = a.real() - b.real(), di = a.imag() - b.imag();
-        const R or_ = dr * wr[k] + di * wi[k], oi = di * wr[k] - dr * wi[k];  // (a - b) conj(W^k)
-        // the inverse through the forward transform: conj(Z) in, conj out
-        x.re[k * kLanes + l] = er - oi;
-        x.im[k * kLanes + l] = -(ei + or_);
-      }
+  const int64_t count = std::min(m, h + 1);
+  over_line_blocks(plan, outer * inner, [&](int64_t first, int lanes, Buf<R> x, Buf<R> y, Buf<R> z) {
+    gather(in, Lines{m, inner}, first, lanes, count, R(1), y);
+    std::fill(y.re + count * kLanes, y.re + (h + 1) * kLanes, R(0));
+    std::fill(y.im + count * kLanes, y.im + (h + 1) * kLanes, R(0));
+    std::fill_n(y.im, kLanes, R(0));  // the imaginary parts of X[0] and X[h] are ignored
+    std::fill_n(y.im + h * kLanes, kLanes, R(0));
+    for (int64_t k = 0; k < h; ++k) {
+      const V ar = L::load(y.re + k * kLanes), ai = L::load(y.im + k * kLanes);
+      const V br = L::load(y.re + (h - k) * kLanes), bi = -L::load(y.im + (h - k) * kLanes);
+      const V er = ar + br, ei = ai + bi, dr = ar - br, di = ai - bi;
+      const R wr = plan.half_r[k], wi = plan.half_i[k];
+      const V or_ = dr * wr + di * wi, oi = di * wr - dr * wi;  // (a - b) conj(W^k)
+      // the inverse through the forward transform: conj(Z) in, conj out
+      L::store(x.re + k * kLanes, er - oi);
+      L::store(x.im + k * kLanes, -(ei + or_));
     }
     plan.forward(x, y, z);
-    for (int l = 0; l < lanes; ++l) {
-      R* dst = line_start(out, first + l, n, inner);
-      for (int64_t t = 0; t < h; ++t) {
-        dst[(2 * t) * inner] = x.re[t * kLanes + l] * sc;
-        dst[(2 * t + 1) * inner] = -x.im[t * kLanes + l] * sc;
-      }
-    }
+    scatter_pairs(x, static_cast<R>(scale), R(-1), out, Lines{n, inner}, first, lanes);
   });
 }
 
@@ -460,12 +648,15 @@ void fft_r2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, 
   }
 }
 
-void fft_c2c_axis(DType t, void* data, int64_t outer, int64_t n, int64_t inner, bool forward, double scale) {
+void fft_c2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, bool forward,
+                  double scale) {
   if (n == 0 || outer * inner == 0) return;
   if (t == DType::kComplex64) {
-    c2c_typed(static_cast<std::complex<float>*>(data), outer, n, inner, forward, scale);
+    c2c_typed(static_cast<const std::complex<float>*>(in), static_cast<std::complex<float>*>(out), outer, n,
+              inner, forward, scale);
   } else if (t == DType::kComplex128) {
-    c2c_typed(static_cast<std::complex<double>*>(data), outer, n, inner, forward, scale);
+    c2c_typed(static_cast<const std::complex<double>*>(in), static_cast<std::complex<double>*>(out), outer, n,
+              inner, forward, scale);
   } else {
     throw std::invalid_argument("fft: complex64 or complex128 only");
   }

@@ -18,8 +18,10 @@ namespace torch_tpu::kernels {
 // non-negative frequencies, through a transform of length n / 2.
 void fft_r2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, double scale);
 
-// In place, data [outer, n, inner] of complex dtype t.
-void fft_c2c_axis(DType t, void* data, int64_t outer, int64_t n, int64_t inner, bool forward, double scale);
+// in and out [outer, n, inner] of complex dtype t; out may be in itself
+// (in place) but must not overlap it otherwise.
+void fft_c2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, bool forward,
+                  double scale);
 
 // Complex-to-real inverse along the axis: in [outer, m, inner] holds the
 // first m coefficients of a Hermitian spectrum of length n (m <= n / 2 + 1;

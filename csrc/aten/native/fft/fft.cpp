@@ -90,12 +90,19 @@ at::Tensor restrided(const at::Tensor& result, const std::vector<int64_t>& strid
   return out;
 }
 
-// x (contiguous, complex) transformed in place along d.
+// src (contiguous, complex) transformed along d into dst (contiguous, same
+// sizes; src itself for in place).
+void c2c_along(const at::Tensor& src, at::Tensor& dst, int64_t d, bool forward, double scale, const char* name) {
+  const Axis a = axis_of(src.sizes(), d);
+  const kernels::DType t = device_dtype(src.scalar_type(), name);
+  const void* ip = src.const_data_ptr();
+  void* op = dst.data_ptr();
+  launch(src.device().index(), name, {ip, op},
+         [=] { kernels::fft_c2c_axis(t, ip, op, a.outer, a.n, a.inner, forward, scale); });
+}
+
 void c2c_along(at::Tensor& x, int64_t d, bool forward, double scale, const char* name) {
-  const Axis a = axis_of(x.sizes(), d);
-  const kernels::DType t = device_dtype(x.scalar_type(), name);
-  void* p = x.data_ptr();
-  launch(x.device().index(), name, {p}, [=] { kernels::fft_c2c_axis(t, p, a.outer, a.n, a.inner, forward, scale); });
+  c2c_along(x, x, d, forward, scale, name);
 }
 
 }  // namespace
@@ -140,14 +147,18 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == at::kComplexFloat || self.scalar_type() == at::kComplexDouble,
                               "\"_fft_c2c\" not implemented for '", self.scalar_type(), "' on tpu");
   if (dim.empty()) return self.clone();
-  at::Tensor x = self.contiguous();
-  if (x.is_alias_of(self)) x = x.clone();  // never transform the input itself
+  // The first transform reads the input and writes a new tensor, the others
+  // run in place on it.
+  const at::Tensor src = self.contiguous();
+  at::Tensor x = at::empty(src.sizes(), src.options());
   const std::vector<int64_t> dims = wrapped(dim, self.dim(), name);
   double n = 1;
   for (int64_t d : dims) n *= static_cast<double>(self.size(d));
   const double scale = norm_scale(normalization, n);
   if (x.numel() > 0) {
-    for (size_t i = 0; i < dims.size(); ++i) c2c_along(x, dims[i], forward, i + 1 == dims.size() ? scale : 1.0, name);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      c2c_along(i == 0 ? src : x, x, dims[i], forward, i + 1 == dims.size() ? scale : 1.0, name);
+    }
   }
   return restrided(x, fft_strides(x.sizes(), self.strides(), sort_dims(self.strides(), dims, false)));
 }
