@@ -3,6 +3,7 @@
 // runtime::cpu_isa(). Baseline only. gemm has its own (gemm_dispatch.cpp),
 // elementwise ops pick theirs in the op table (elementwise.cpp).
 #include "kernels/nn/conv.h"
+#include "kernels/fft/fft.h"
 #include "kernels/fused/fused.h"
 #include "kernels/common/isa.h"
 #include "kernels/nn/nn.h"
@@ -73,5 +74,18 @@ TORCH_TPU_ISA_DISPATCH_AVX512(void, dropout_forward, (const DropoutDesc& d), (d)
 TORCH_TPU_ISA_DISPATCH_AVX512(void, randperm, (void* out, DType dtype, int64_t n, PhiloxState rng),
                               (out, dtype, n, rng))
 TORCH_TPU_ISA_DISPATCH_AVX512(void, multinomial, (const MultinomialDesc& d), (d))
+
+TORCH_TPU_ISA_DISPATCH_AVX512(void, fft_r2c_axis,
+                              (DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner,
+                               double scale),
+                              (t, in, out, outer, n, inner, scale))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, fft_c2c_axis,
+                              (DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner,
+                               bool forward, double scale),
+                              (t, in, out, outer, n, inner, forward, scale))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, fft_c2r_axis,
+                              (DType t, const void* in, int64_t m, void* out, int64_t outer, int64_t n,
+                               int64_t inner, double scale),
+                              (t, in, m, out, outer, n, inner, scale))
 
 }  // namespace torch_tpu::kernels

@@ -2,7 +2,8 @@
 // workspace (GEMM packing, im2col columns). Declared thread_local by its
 // users: each worker grows its own, so no locking. Kept between calls
 // because faulting in fresh pages for a small kernel's workspace on every
-// call cost more than the kernel. Not zeroed; 64-byte aligned.
+// call cost more than the kernel. Not zeroed; 64-byte aligned. In the ISA
+// namespace: files compiled per ISA include it (isa.h).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +11,10 @@
 #include <cstdlib>
 #include <new>
 
+#include "kernels/common/isa.h"
+
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {
 
 class ScratchBuffer {
  public:
@@ -69,4 +73,5 @@ class ScratchUse {
   ScratchBuffer& buffer_;
 };
 
+}  // namespace TORCH_TPU_ISA
 }  // namespace torch_tpu::kernels

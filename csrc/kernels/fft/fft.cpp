@@ -6,10 +6,10 @@
 // or the axis' stride. Arithmetic is in the data's precision (float for
 // complex64, as CPU's MKL; double for complex128).
 //
-// Power-of-two lengths: Stockham autosort FFT, radix 4 with a final radix-2
-// stage when log2(n) is odd (no bit reversal; each stage reads one buffer
-// and writes the other). Other lengths: Bluestein's chirp-z over a
-// power-of-two convolution. A Plan holds one length's twiddles (and the
+// Lengths whose prime factors are at most 13: Stockham autosort FFT, mixed
+// radix (4, then 3, 5, 7, 11, 13, then a final 2; no bit reversal, each
+// stage reads one buffer and writes the other). Other lengths: Bluestein's
+// chirp-z over a power-of-two convolution. A Plan holds one length's twiddles (and the
 // Bluestein chirp and transformed kernel), cached per (length, precision);
 // blocks of lines are split over the device's cores.
 //
@@ -30,16 +30,16 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/common/isa.h"
 #include "kernels/common/scratch.h"
 #include "kernels/fft/fft.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::kernels {
+inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
 constexpr int kLanes = 8;
-
-bool power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // kLanes values of type R in a GCC vector; I: the shuffle index vector.
 template <typename R>
@@ -92,29 +92,53 @@ struct Buf {
   R* im = nullptr;
 };
 
-// Forward power-of-two FFT, Stockham radix 4 (+ one radix-2 stage).
+// The radices a Stockham FFT of length n runs, first to last, or none when
+// n has a prime factor above 13 (Bluestein's algorithm then): radix 4 while
+// it divides, then the odd primes, then a radix 2 last (twiddle-free there).
+std::vector<int> stockham_radices(int64_t n) {
+  std::vector<int> radices;
+  for (; n % 4 == 0; n /= 4) radices.push_back(4);
+  for (int p : {3, 5, 7, 11, 13}) {
+    for (; n % p == 0; n /= p) radices.push_back(p);
+  }
+  if (n == 2) {
+    radices.push_back(2);
+    n = 1;
+  }
+  if (n != 1) radices.clear();
+  return radices;
+}
+
+// Forward FFT of a length with prime factors up to 13: Stockham, mixed
+// radix (4, then 3, 5, 7, 11, 13, then 2).
 template <typename R>
 struct Stockham {
   int64_t n = 1;
-  // Per radix-4 stage of length len (n, n/4, ...): w^p, w^2p, w^3p for
-  // p < len / 4, w = exp(-2 pi i / len).
+  std::vector<int> radices;
+  // Per stage of radix r and length len (n, n / r0, ...): w^(j p) at
+  // [(j - 1) * q + p] for 1 <= j < r, p < q = len / r, w = exp(-2 pi i / len).
   std::vector<std::vector<R>> wr, wi;
 
-  explicit Stockham(int64_t size) : n(size) {
-    for (int64_t len = n; len >= 4; len /= 4) {
-      const int64_t q = len / 4;
-      std::vector<R> r(3 * q), i(3 * q);
+  explicit Stockham(int64_t size) : n(size), radices(stockham_radices(size)) {
+    int64_t len = n;
+    for (int r : radices) {
+      const int64_t q = len / r;
+      std::vector<R> re((r - 1) * q), im((r - 1) * q);
       for (int64_t p = 0; p < q; ++p) {
-        for (int k = 1; k <= 3; ++k) {
-          const double angle = -2.0 * std::numbers::pi * static_cast<double>(k * p) / static_cast<double>(len);
-          r[(k - 1) * q + p] = static_cast<R>(std::cos(angle));
-          i[(k - 1) * q + p] = static_cast<R>(std::sin(angle));
+        for (int j = 1; j < r; ++j) {
+          const int64_t k = (j * p) % len;  // exact angle reduction
+          const double angle = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(len);
+          re[(j - 1) * q + p] = static_cast<R>(std::cos(angle));
+          im[(j - 1) * q + p] = static_cast<R>(std::sin(angle));
         }
       }
-      wr.push_back(std::move(r));
-      wi.push_back(std::move(i));
+      wr.push_back(std::move(re));
+      wi.push_back(std::move(im));
+      len = q;
     }
   }
+
+  static bool supports(int64_t n) { return n == 1 || !stockham_radices(n).empty(); }
 
   // One radix-4 Stockham stage: q = len / 4 groups of sl = s * kLanes
   // elements; reads a, writes b. Written on GCC vectors of kLanes elements
@@ -151,6 +175,69 @@ struct Stockham {
     }
   }
 
+  // One stage of odd prime radix P, as radix4: outputs j and P - j of a
+  // butterfly share the sums s_m = a_m + a_(P-m) and differences
+  // d_m = a_m - a_(P-m), m = 1 .. (P - 1) / 2:
+  //   X_j, X_(P-j) = a_0 + sum_m cos(2 pi j m / P) s_m  -+  i sum_m sin(2 pi j m / P) d_m
+  template <int P>
+  static void radix_odd(int64_t q, int64_t sl, const R* twr, const R* twi, const R* ar, const R* ai, R* br,
+                        R* bi) {
+    constexpr int H = (P - 1) / 2;
+    R cs[H + 1][H + 1], sn[H + 1][H + 1];
+    for (int j = 1; j <= H; ++j) {
+      for (int m = 1; m <= H; ++m) {
+        const double angle = 2.0 * std::numbers::pi * static_cast<double>((j * m) % P) / P;
+        cs[j][m] = static_cast<R>(std::cos(angle));
+        sn[j][m] = static_cast<R>(std::sin(angle));
+      }
+    }
+    for (int64_t p = 0; p < q; ++p) {
+      R wre[P], wim[P];
+      for (int j = 1; j < P; ++j) {
+        wre[j] = twr[(j - 1) * q + p];
+        wim[j] = twi[(j - 1) * q + p];
+      }
+      for (int64_t e = 0; e < sl; e += kLanes) {
+        V xr[P], xi[P];
+        for (int m = 0; m < P; ++m) {
+          xr[m] = load(ar + (p + m * q) * sl + e);
+          xi[m] = load(ai + (p + m * q) * sl + e);
+        }
+        V sr[H + 1], si[H + 1], dr[H + 1], di[H + 1];
+        V y0r = xr[0], y0i = xi[0];
+        for (int m = 1; m <= H; ++m) {
+          sr[m] = xr[m] + xr[P - m];
+          si[m] = xi[m] + xi[P - m];
+          dr[m] = xr[m] - xr[P - m];
+          di[m] = xi[m] - xi[P - m];
+          y0r += sr[m];
+          y0i += si[m];
+        }
+        R* out_r = br + P * p * sl + e;
+        R* out_i = bi + P * p * sl + e;
+        store(out_r, y0r);
+        store(out_i, y0i);
+        for (int j = 1; j <= H; ++j) {
+          V a_r = xr[0], a_i = xi[0], b_r = dr[1] * sn[j][1], b_i = di[1] * sn[j][1];
+          for (int m = 1; m <= H; ++m) {
+            a_r += cs[j][m] * sr[m];
+            a_i += cs[j][m] * si[m];
+            if (m > 1) {
+              b_r += sn[j][m] * dr[m];
+              b_i += sn[j][m] * di[m];
+            }
+          }
+          const V u_r = a_r + b_i, u_i = a_i - b_r;  // X_j
+          const V v_r = a_r - b_i, v_i = a_i + b_r;  // X_(P-j)
+          store(out_r + j * sl, u_r * wre[j] - u_i * wim[j]);
+          store(out_i + j * sl, u_r * wim[j] + u_i * wre[j]);
+          store(out_r + (P - j) * sl, v_r * wre[P - j] - v_i * wim[P - j]);
+          store(out_i + (P - j) * sl, v_r * wim[P - j] + v_i * wre[P - j]);
+        }
+      }
+    }
+  }
+
   // x holds the input and receives the output; y is scratch of the same size.
   void run(Buf<R> x, Buf<R> y) const {
     R* xr = x.re;
@@ -158,22 +245,28 @@ struct Stockham {
     R* yr = y.re;
     R* yi = y.im;
     int64_t len = n, s = 1;  // s: number of interleaved sub-sequences (times kLanes)
-    size_t stage = 0;
     bool in_x = true;        // where the current data lives
-    while (len >= 4) {
-      const int64_t q = len / 4;
-      const R* w1r = wr[stage].data();
-      const R* w1i = wi[stage].data();
-      const R* w2r = w1r + q;
-      const R* w2i = w1i + q;
-      const R* w3r = w2r + q;
-      const R* w3i = w2i + q;
-      if (in_x) radix4(q, s * kLanes, w1r, w1i, w2r, w2i, w3r, w3i, xr, xi, yr, yi);
-      else radix4(q, s * kLanes, w1r, w1i, w2r, w2i, w3r, w3i, yr, yi, xr, xi);
+    for (size_t stage = 0; stage < radices.size(); ++stage) {
+      const int r = radices[stage];
+      if (r == 2) break;  // the last stage, below
+      const int64_t q = len / r, sl = s * kLanes;
+      const R* twr = wr[stage].data();
+      const R* twi = wi[stage].data();
+      const R* ar = in_x ? xr : yr;
+      const R* ai = in_x ? xi : yi;
+      R* br = in_x ? yr : xr;
+      R* bi = in_x ? yi : xi;
+      switch (r) {
+        case 4: radix4(q, sl, twr, twi, twr + q, twi + q, twr + 2 * q, twi + 2 * q, ar, ai, br, bi); break;
+        case 3: radix_odd<3>(q, sl, twr, twi, ar, ai, br, bi); break;
+        case 5: radix_odd<5>(q, sl, twr, twi, ar, ai, br, bi); break;
+        case 7: radix_odd<7>(q, sl, twr, twi, ar, ai, br, bi); break;
+        case 11: radix_odd<11>(q, sl, twr, twi, ar, ai, br, bi); break;
+        default: radix_odd<13>(q, sl, twr, twi, ar, ai, br, bi); break;
+      }
       in_x = !in_x;
-      len /= 4;
-      s *= 4;
-      ++stage;
+      len = q;
+      s *= r;
     }
     if (len == 2) {  // the last stage: radix 2, twiddle 1, written to x
       const R* ar = in_x ? xr : yr;
@@ -214,7 +307,7 @@ struct Plan {
       half_r[k] = static_cast<R>(std::cos(angle));
       half_i[k] = static_cast<R>(std::sin(angle));
     }
-    if (power_of_two(n)) return;
+    if (direct()) return;
     const int64_t m = fft.n;
     chirp_r.resize(n);
     chirp_i.resize(n);
@@ -238,8 +331,11 @@ struct Plan {
     }
   }
 
+  // Whether the Stockham FFT runs length n itself (else Bluestein).
+  bool direct() const { return fft.n == n; }
+
   static int64_t convolution_length(int64_t n) {
-    if (power_of_two(n)) return n;
+    if (Stockham<R>::supports(n)) return n;
     int64_t m = 1;
     while (m < 2 * n - 1) m <<= 1;
     return m;
@@ -269,7 +365,7 @@ struct Plan {
   // Forward transform of x[0, n) (lanes), in place; y and z are scratch of
   // work_length() elements.
   void forward(Buf<R> x, Buf<R> y, Buf<R> z) const {
-    if (power_of_two(n)) {
+    if (direct()) {
       fft.run(x, y);
       return;
     }
@@ -635,8 +731,9 @@ void c2r_even(const std::complex<R>* in, int64_t m, R* out, int64_t outer, int64
 }
 
 }  // namespace
+}  // namespace TORCH_TPU_ISA
 
-void fft_r2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, double scale) {
+void TORCH_TPU_ISA_ENTRY(fft_r2c_axis)(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, double scale) {
   if (n == 0 || outer * inner == 0) return;
   if (n % 2 != 0) throw std::invalid_argument("fft_r2c_axis: even lengths only");
   if (t == DType::kFloat32) {
@@ -648,7 +745,7 @@ void fft_r2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, 
   }
 }
 
-void fft_c2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, bool forward,
+void TORCH_TPU_ISA_ENTRY(fft_c2c_axis)(DType t, const void* in, void* out, int64_t outer, int64_t n, int64_t inner, bool forward,
                   double scale) {
   if (n == 0 || outer * inner == 0) return;
   if (t == DType::kComplex64) {
@@ -662,7 +759,7 @@ void fft_c2c_axis(DType t, const void* in, void* out, int64_t outer, int64_t n, 
   }
 }
 
-void fft_c2r_axis(DType t, const void* in, int64_t m, void* out, int64_t outer, int64_t n, int64_t inner,
+void TORCH_TPU_ISA_ENTRY(fft_c2r_axis)(DType t, const void* in, int64_t m, void* out, int64_t outer, int64_t n, int64_t inner,
                   double scale) {
   if (n == 0 || outer * inner == 0) return;
   const bool even = n % 2 == 0;

@@ -2,8 +2,9 @@
 // ops (_fft_r2c, _fft_c2r, _fft_c2c): a contiguous tensor seen as
 // [outer, n, inner], each of its outer * inner lines transformed
 //   X[k] = scale * sum_t x[t] * exp(-+2 pi i t k / n)   (- forward, + backward)
-// in the data's precision, by a Stockham radix-4 FFT when n is a power of
-// two, else Bluestein's algorithm over one (O(n log n) for every n).
+// in the data's precision, by a mixed-radix Stockham FFT when n's prime
+// factors are at most 13, else Bluestein's algorithm over a power-of-two
+// one (O(n log n) for every n).
 // complex64 or complex128 data. Runtime headers only.
 #pragma once
 
