@@ -56,6 +56,14 @@ struct Config {
   static constexpr int kKU = KU;  // k elements per micro-kernel step (2: bf16 pairs)
   static constexpr int kKPad = KU;  // k of a packed block is padded to a multiple of this
   static constexpr bool kRowLayoutOnly = false;  // A panels always row layout
+  // A transposed A (unit row stride) is packed into row layout
+  // (pack_bf16_transposed_rows), else into the k layout.
+  static constexpr bool kTransposedRows =
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+      std::is_same_v<In, BFloat16> && std::is_same_v<P, uint16_t> && KU == 2;
+#else
+      false;
+#endif
   static void begin_task() {}  // per task, before its first micro-kernel call
   // The micro-kernel may read a row-major A in place (no packing) when a
   // block has whole panels and k a multiple of kKPad.
@@ -154,6 +162,48 @@ inline void interleave_bf16_rows(const uint16_t* r0, const uint16_t* r1, __mmask
 
 #endif
 
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+// A transposed bfloat16 A (its rows are the contiguous dimension) into row
+// layout: a rows_pad x kc_pad matrix of (k, k+1) pairs (the row panels of
+// any MR are consecutive rows of it). 32 rows at a time: rows k and k+1 of
+// the source interleaved into pairs, 16 pairs transposed in registers, so
+// each row of the block gets 16 pairs in one 64-byte store.
+void pack_bf16_transposed_rows(const BFloat16* a, int64_t ks, int64_t rows, int64_t rows_pad, int64_t kcs,
+                               int64_t kc_pad, uint16_t* dst) {
+  if (rows < rows_pad || kcs < kc_pad) std::memset(dst, 0, rows_pad * kc_pad * sizeof(uint16_t));
+  const int64_t pr = kc_pad / 2;  // row stride in pairs
+  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                 _mm512_set1_epi32(static_cast<int>(pr)));
+  for (int64_t g0 = 0; g0 < rows; g0 += 32) {
+    const int64_t live = std::min<int64_t>(32, rows - g0);
+    const BFloat16* s = a + g0;
+    uint32_t* pd32 = reinterpret_cast<uint32_t*>(dst + g0 * kc_pad);
+    const __mmask32 live_mask = live >= 32 ? ~__mmask32{0} : ((__mmask32{1} << live) - 1);
+    const __mmask16 lo_mask = static_cast<__mmask16>(live_mask), hi_mask = static_cast<__mmask16>(live_mask >> 16);
+    int64_t kk0 = 0;
+    for (; kk0 + 32 <= kcs; kk0 += 32) {
+      __m512i lo[16], hi[16];
+      for (int j = 0; j < 16; ++j) {
+        interleave_bf16_rows(reinterpret_cast<const uint16_t*>(s + (kk0 + 2 * j) * ks),
+                             reinterpret_cast<const uint16_t*>(s + (kk0 + 2 * j + 1) * ks), live_mask, &lo[j], &hi[j]);
+      }
+      transpose_16x16_epi32(lo);
+      transpose_16x16_epi32(hi);
+      for (int64_t r = 0; r < std::min<int64_t>(16, live); ++r) _mm512_storeu_si512(pd32 + r * pr + kk0 / 2, lo[r]);
+      for (int64_t r = 16; r < live; ++r) _mm512_storeu_si512(pd32 + r * pr + kk0 / 2, hi[r - 16]);
+    }
+    for (; kk0 < kcs; kk0 += 2) {
+      const uint16_t* r0 = reinterpret_cast<const uint16_t*>(s + kk0 * ks);
+      const uint16_t* r1 = kk0 + 1 < kcs ? reinterpret_cast<const uint16_t*>(s + (kk0 + 1) * ks) : nullptr;
+      __m512i lo, hi;
+      interleave_bf16_rows(r0, r1, live_mask, &lo, &hi);
+      _mm512_mask_i32scatter_epi32(pd32 + kk0 / 2, lo_mask, row_offsets, lo, 4);
+      _mm512_mask_i32scatter_epi32(pd32 + 16 * pr + kk0 / 2, hi_mask, row_offsets, hi, 4);
+    }
+  }
+}
+#endif
+
 // A block rows [i0, i0+rows) x k [k0, k0+kcs) into MR-row panels, padded with
 // zeros to MR rows and kc_pad (a multiple of KU) columns. Two layouts:
 //   row layout (A has unit k stride):  panel[r][kk]       a_rs = kc_pad/KU, a_ks = 1
@@ -166,6 +216,14 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
   using In = typename C::in_t;
   constexpr int MR = C::kMR, KU = C::kKU;
   const int64_t panels = ceil_div(rows, MR);
+#ifdef TORCH_TPU_GEMM_AVX512_BF16
+  if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<P, uint16_t> && KU == 2) {
+    if (row_layout && ks != 1 && rs == 1) {
+      pack_bf16_transposed_rows(a, ks, rows, panels * MR, kcs, kc_pad, dst);
+      return;
+    }
+  }
+#endif
   for (int64_t q = 0; q < panels; ++q) {
     P* pd = dst + q * MR * kc_pad;
     const int64_t live = std::min<int64_t>(MR, rows - q * MR);  // real rows in this panel
@@ -175,42 +233,7 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
       // of the source; the panel rows being written stay in L1.
       if (live < MR || kcs < kc_pad) std::memset(pd, 0, MR * kc_pad * sizeof(P));
       const In* s = a + q * MR;
-      int64_t kk0 = 0;
-#ifdef TORCH_TPU_GEMM_AVX512_BF16
-      if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<P, uint16_t> && KU == 2 && MR == 32) {
-        // Rows k and k+1 interleaved into (k, k+1) pairs of 32 rows of A,
-        // each pair scattered to its row of the panel (32-bit stores).
-        const __mmask32 live_mask = live >= 32 ? ~__mmask32{0} : ((__mmask32{1} << live) - 1);
-        const __mmask16 lo_mask = static_cast<__mmask16>(live_mask), hi_mask = static_cast<__mmask16>(live_mask >> 16);
-        const int64_t pr = kc_pad / 2;  // panel row stride in pairs
-        const __m512i rows = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                                _mm512_set1_epi32(static_cast<int>(pr)));
-        uint32_t* pd32 = reinterpret_cast<uint32_t*>(pd);
-        // 32 k at a time: 16 pair rows interleaved, transposed in registers
-        // (row m of the panel gets 16 pairs, one 64-byte store).
-        for (; kk0 + 32 <= kcs; kk0 += 32) {
-          __m512i lo[16], hi[16];
-          for (int j = 0; j < 16; ++j) {
-            interleave_bf16_rows(reinterpret_cast<const uint16_t*>(s + (kk0 + 2 * j) * ks),
-                                 reinterpret_cast<const uint16_t*>(s + (kk0 + 2 * j + 1) * ks), live_mask, &lo[j],
-                                 &hi[j]);
-          }
-          transpose_16x16_epi32(lo);
-          transpose_16x16_epi32(hi);
-          for (int64_t r = 0; r < std::min<int64_t>(16, live); ++r) _mm512_storeu_si512(pd32 + r * pr + kk0 / 2, lo[r]);
-          for (int64_t r = 16; r < live; ++r) _mm512_storeu_si512(pd32 + r * pr + kk0 / 2, hi[r - 16]);
-        }
-        for (; kk0 < kcs; kk0 += 2) {
-          const uint16_t* r0 = reinterpret_cast<const uint16_t*>(s + kk0 * ks);
-          const uint16_t* r1 = kk0 + 1 < kcs ? reinterpret_cast<const uint16_t*>(s + (kk0 + 1) * ks) : nullptr;
-          __m512i lo, hi;
-          interleave_bf16_rows(r0, r1, live_mask, &lo, &hi);
-          _mm512_mask_i32scatter_epi32(pd32 + kk0 / 2, lo_mask, rows, lo, 4);
-          _mm512_mask_i32scatter_epi32(pd32 + 16 * pr + kk0 / 2, hi_mask, rows, hi, 4);
-        }
-      }
-#endif
-      for (int64_t kk = kk0; kk < kcs; ++kk) {
+      for (int64_t kk = 0; kk < kcs; ++kk) {
         const In* sk = s + kk * ks;
         for (int64_t r = 0; r < live; ++r) pd[r * kc_pad + kk] = to_packed<In, P>(sk[r]);
       }
@@ -478,7 +501,10 @@ void gemm_typed(const GemmDesc& d) {
   const In* B = static_cast<const In*>(d.b.data);
   In* Cp = static_cast<In*>(d.c.data);
   const In* S = static_cast<const In*>(d.s.data);
-  const bool a_rows = C::kRowLayoutOnly || d.a.col_stride == 1;  // row-major panels
+  // Row-major panels: for a row-major A, and for a transposed bfloat16 A
+  // where pack_bf16_transposed_rows moves 16 pairs per store (the k layout
+  // went element by element: a quarter of a weight gradient's time).
+  const bool a_rows = C::kRowLayoutOnly || d.a.col_stride == 1 || (C::kTransposedRows && d.a.row_stride == 1);
   const bool c_unit = d.c.col_stride == 1;
 
   auto task = [&](int64_t t) {

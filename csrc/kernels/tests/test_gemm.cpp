@@ -165,6 +165,7 @@ TEST(gemm_layouts_and_edges) {
       const bool a_cm = layout & 1, b_cm = layout & 2, c_cm = layout & 4;
       check_case(t, 1, 13, 70, 9, a_cm, b_cm, c_cm, 1, 0, 0);
       check_case(t, 1, 23, 131, 300, a_cm, b_cm, c_cm, 2, 1, 0);  // two k blocks
+      check_case(t, 1, 45, 37, 70, a_cm, b_cm, c_cm, 1, 0, 0);    // rows past one 32-row packing group
     }
   }
 }
