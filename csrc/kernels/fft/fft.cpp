@@ -9,7 +9,7 @@
 // Lengths whose prime factors are at most 13: Stockham autosort FFT, mixed
 // radix (4, then 3, 5, 7, 11, 13, then a final 2; no bit reversal, each
 // stage reads one buffer and writes the other). Other lengths: Bluestein's
-// chirp-z over a power-of-two convolution. A Plan holds one length's twiddles (and the
+// chirp-z over a convolution of a 2-3-5-smooth length. A Plan holds one length's twiddles (and the
 // Bluestein chirp and transformed kernel), cached per (length, precision);
 // blocks of lines are split over the device's cores.
 //
@@ -292,7 +292,7 @@ struct Stockham {
 template <typename R>
 struct Plan {
   int64_t n;
-  Stockham<R> fft;              // length n (power of two) or the convolution length m
+  Stockham<R> fft;              // length n, or Bluestein's convolution length m
   std::vector<R> chirp_r, chirp_i;    // Bluestein: exp(-pi i k^2 / n)
   std::vector<R> kernel_r, kernel_i;  // Bluestein: FFT of the conjugate chirp / m
   // The real transforms of length 2n that run through this one:
@@ -334,32 +334,36 @@ struct Plan {
   // Whether the Stockham FFT runs length n itself (else Bluestein).
   bool direct() const { return fft.n == n; }
 
+  // Bluestein's convolution length: the smallest m >= 2n - 1 of the form
+  // 2^a 3^b 5^c (a >= 2: the Stockham FFT starts with radix 4), which is at
+  // most 1.2x 2n - 1 where the next power of two can be 2x (4099 points:
+  // 8640, not 16384).
   static int64_t convolution_length(int64_t n) {
     if (Stockham<R>::supports(n)) return n;
-    int64_t m = 1;
-    while (m < 2 * n - 1) m <<= 1;
-    return m;
+    for (int64_t m = 2 * n - 1;; ++m) {
+      int64_t r = m;
+      if (r % 4 != 0) continue;
+      for (int p : {2, 3, 5}) {
+        while (r % p == 0) r /= p;
+      }
+      if (r == 1) return m;
+    }
   }
 
-  // In-place radix-2 forward FFT in double, for the plan's kernel only.
+  // Forward FFT of `a` in double, for the plan's kernel only: lane 0 of a
+  // Stockham<double> of the same length (once per plan).
   static void dft_double(std::vector<std::complex<double>>& a) {
     const int64_t m = static_cast<int64_t>(a.size());
-    for (int64_t i = 1, j = 0; i < m; ++i) {
-      int64_t bit = m >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(a[i], a[j]);
+    const Stockham<double> fft(m);
+    std::vector<double> mem(4 * m * kLanes, 0.0);
+    const Buf<double> x{mem.data(), mem.data() + m * kLanes};
+    const Buf<double> y{mem.data() + 2 * m * kLanes, mem.data() + 3 * m * kLanes};
+    for (int64_t k = 0; k < m; ++k) {
+      x.re[k * kLanes] = a[k].real();
+      x.im[k * kLanes] = a[k].imag();
     }
-    for (int64_t len = 2; len <= m; len <<= 1) {
-      for (int64_t i = 0; i < m; i += len) {
-        for (int64_t j = 0; j < len / 2; ++j) {
-          const auto w = std::polar(1.0, -2.0 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(len));
-          const auto u = a[i + j], v = a[i + j + len / 2] * w;
-          a[i + j] = u + v;
-          a[i + j + len / 2] = u - v;
-        }
-      }
-    }
+    fft.run(x, y);
+    for (int64_t k = 0; k < m; ++k) a[k] = {x.re[k * kLanes], x.im[k * kLanes]};
   }
 
   // Forward transform of x[0, n) (lanes), in place; y and z are scratch of

@@ -3,7 +3,7 @@
 // [outer, n, inner], each of its outer * inner lines transformed
 //   X[k] = scale * sum_t x[t] * exp(-+2 pi i t k / n)   (- forward, + backward)
 // in the data's precision, by a mixed-radix Stockham FFT when n's prime
-// factors are at most 13, else Bluestein's algorithm over a power-of-two
+// factors are at most 13, else Bluestein's algorithm over a 2-3-5-smooth
 // one (O(n log n) for every n).
 // complex64 or complex128 data. Runtime headers only.
 #pragma once
