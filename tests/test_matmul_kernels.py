@@ -9,6 +9,7 @@ NaN), in place, out=, aliasing and errors (PyTorch's types and messages)."""
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from conftest import make_tensor
 
@@ -468,8 +469,10 @@ def test_embedding_backward_errors():
 
 # --- scaled_dot_product_attention (math path) ----------------------------------------------
 
-def test_fused_sdp_choice_is_math():
-    q = tpu(values((2, 3, 8, 16), torch.float32))
+def test_fused_sdp_choice_is_math_for_float64():
+    """float64 keeps ATen's math path (the fused kernel, tests/test_attention.py,
+    takes float32, bfloat16 and float16)."""
+    q = tpu(values((2, 3, 8, 16), torch.float64))
     with torch_tpu.no_fallback():
         assert torch._fused_sdp_choice(q, q, q) == 0  # SDPBackend.math
 
@@ -477,6 +480,8 @@ def test_fused_sdp_choice_is_math():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("mask", ["none", "causal", "bool", "float"])
 def test_sdpa_math_path(dtype, mask):
+    """ATen's math path on tpu (float64, dropout, or the math backend asked
+    for, as here)."""
     torch.manual_seed(0)
     q, k, v = (torch.randn(2, 3, 9, 16).to(dtype) for _ in range(3))
     kw = {}
@@ -494,7 +499,7 @@ def test_sdpa_math_path(dtype, mask):
     qt, kt, vt = (tpu(t).requires_grad_() for t in (q, k, v))
     tkw = {n: tpu(t) if isinstance(t, torch.Tensor) else t for n, t in kw.items()}
     torch_tpu.reset_stats()
-    with torch_tpu.no_fallback():
+    with torch_tpu.no_fallback(), sdpa_kernel([SDPBackend.MATH]):
         got = F.scaled_dot_product_attention(qt, kt, vt, **tkw)
         got.backward(tpu(g))
     ops = torch_tpu.stats()["ops"]

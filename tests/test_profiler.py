@@ -227,8 +227,10 @@ def test_profile_gpt_example_writes_trace_and_snapshot(tmp_path, capsys):
     with open(f"{out}.trace.json") as f:
         events = json.load(f)["traceEvents"]
     kernels = _device_events(events, "kernel")
-    # Forward and backward (the autograd engine's thread) kernels, each charged to its op.
-    assert {"aten::addmm", "aten::mm", "aten::_softmax_backward_data"} <= {k["args"].get("op") for k in kernels}
+    # Forward and backward (the autograd engine's thread) kernels, each charged
+    # to its op (the fused attention's backward runs on the engine's thread).
+    assert {"aten::addmm", "aten::mm", "aten::_log_softmax_backward_data",
+            "aten::_scaled_dot_product_fused_attention_overrideable_backward"} <= {k["args"].get("op") for k in kernels}
     assert all("op" in k["args"] for k in kernels)
     with open(f"{out}.memory.pickle", "rb") as f:
         snap = pickle.load(f)

@@ -140,7 +140,7 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
         files[os.path.join(GENERATED_DIR, f"register_shard_{k}.cpp")] = shard_template.render(
             shard=k, num_shards=NUM_SHARDS, entries=views,
             wrappers=[w for v in views for w in v.wrappers if w.name],
-            headers=_headers(mine), has_stubs=any(e.stub for e in mine),
+            headers=_headers(mine), has_stubs=any(e.stub or e.also_stubs for e in mine),
             op_headers=[os.path.relpath(op_header(e), "csrc") for e in mine if declarations_of(e)],
             also_stubs={e.op: e.also_stubs for e in mine})
     op_template = env.get_template("op_decl.h.j2")

@@ -1,7 +1,9 @@
 """C++ dispatcher signatures for operator schemas (the types a kernel registered
 with m.impl must take). SymInt arguments map to their concrete forms
 (int64_t, at::IntArrayRef): the dispatcher unpacks symbolic values for kernels
-that take concrete ones, and a real device always has concrete sizes.
+that take concrete ones, and a real device always has concrete sizes. A
+SymInt return stays c10::SymInt: the dispatcher converts a kernel's
+arguments, not what it returns.
 
 Only torchgen's schema model is used (FunctionSchema, Argument, types);
 the mapping itself is ours."""
@@ -106,6 +108,8 @@ def _return_type(r: Return, const_ref_for_mutable: bool) -> str:
     if isinstance(r.type, ListType) and isinstance(r.type.elem, BaseType) and \
             r.type.elem.name == BaseTy.Tensor:
         return "::std::vector<at::Tensor>"
+    if isinstance(r.type, BaseType) and r.type.name == BaseTy.SymInt:
+        return "c10::SymInt"
     if isinstance(r.type, BaseType) and r.type.name in _BASE:
         return _BASE[r.type.name]
     raise UnsupportedType(str(r.type))

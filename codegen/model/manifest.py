@@ -74,7 +74,9 @@ KEYS = {
     "stub": "stub: the ATen DispatchStub the op's native implementation calls",
     "kernel": "stub: the tpu function registered for the stub (torch_tpu::aten)",
     "also_stubs": "stub: {stub: kernel} for further DispatchStubs the family's ATen "
-                  "implementation calls (registered and declared like stub/kernel)",
+                  "implementation calls (registered and declared like stub/kernel); direct: "
+                  "DispatchStubs that ATen's composite callers of the op consult for the device "
+                  "(scaled_dot_product_attention asks _fused_sdp_choice_stub, not the op)",
     "elementwise": "stub: an elementwise op of the kernel library (a row of "
                    "TORCH_TPU_ELEMENTWISE_OPS in csrc/kernels/elementwise/elementwise.h, e.g. "
                    "Expm1): the generator defines `kernel`, running it over ATen's "
@@ -394,7 +396,8 @@ def _entry(path: str, item) -> Entry:
                        "keep 'structured_impl' (it covers the whole structured family) or "
                        "'impl' (exactly this overload)", key="impl")
         needs["direct"] = ("structured_impl",)
-    optional = {"stub": ("also_stubs", "elementwise"), "direct": ("replaces_decomposition",)}.get(route, ())
+    optional = {"stub": ("also_stubs", "elementwise"),
+                "direct": ("replaces_decomposition", "also_stubs")}.get(route, ())
     for key in ("impl", "structured_impl", "stub", "kernel", "also_stubs", "elementwise",
                 "replaces_decomposition"):
         if key in item and key not in needs[route] + optional:
@@ -420,7 +423,8 @@ def _entry(path: str, item) -> Entry:
     elif route == Route.DIRECT:
         replaces = _replaces_decomposition(check, up, item.get("replaces_decomposition"))
         routed = dict(variants=(_direct_variant(check, up, bool(replaces)),), impl=item["impl"],
-                      replaces_decomposition=replaces)
+                      replaces_decomposition=replaces,
+                      also_stubs=_also_stubs(check, item.get("also_stubs")))
     elif route == Route.STUB:
         stub, header = _stub(check, item["stub"])
         routed = dict(variants=_stub_variants(check, up), stub=stub, stub_header=header,
