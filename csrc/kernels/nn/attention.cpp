@@ -103,9 +103,19 @@ void matmul(int64_t m, int64_t n, int64_t k, FMat a, FMat b, float* c, int64_t c
   gemm(g);
 }
 
-// Query rows per block: the score block near 1M floats.
+// Query rows per block: the score block near 1M floats. Causal attention
+// takes at most an eighth of the queries (at least 32 rows) per block: a
+// block's products stop at its last row's keys, so smaller blocks skip
+// more of the masked half (8 blocks compute 56% of the full products).
 int64_t block_rows(const AttentionDesc& d) {
-  return std::max<int64_t>(1, std::min<int64_t>(d.q_len, (int64_t{1} << 20) / std::max<int64_t>(1, d.kv_len)));
+  int64_t r = std::max<int64_t>(1, std::min<int64_t>(d.q_len, (int64_t{1} << 20) / std::max<int64_t>(1, d.kv_len)));
+  if (d.causal) r = std::min(r, std::max<int64_t>(32, (d.q_len + 7) / 8));
+  return r;
+}
+
+// The keys a block of query rows [i0, i0 + rows) attends to: [0, end).
+int64_t keys_of_block(const AttentionDesc& d, int64_t i0, int64_t rows) {
+  return d.causal ? std::min(i0 + rows, d.kv_len) : d.kv_len;
 }
 
 // Columns row i may attend to: all, or j <= i (causal, top-left aligned as
@@ -114,15 +124,16 @@ inline int64_t attended(const AttentionDesc& d, int64_t i) {
   return d.causal ? std::min(i + 1, d.kv_len) : d.kv_len;
 }
 
-// S[rows][kv_len] = scale Q K^T + bias for query rows [i0, i0 + rows).
-void scores(const AttentionDesc& d, int64_t b, int64_t h, int64_t i0, int64_t rows, FMat q, FMat k, float* s,
-            float* bias_buf) {
+// S[rows][0, nkb) = scale Q K^T + bias for query rows [i0, i0 + rows) and
+// the block's keys (S's rows are kv_len apart).
+void scores(const AttentionDesc& d, int64_t b, int64_t h, int64_t i0, int64_t rows, int64_t nkb, FMat q, FMat k,
+            float* s, float* bias_buf) {
   if (d.bias.data == nullptr) {
-    matmul(rows, d.kv_len, d.head_dim, q, {k.p, k.cs, k.rs}, s, d.kv_len, 1, d.scale);
+    matmul(rows, nkb, d.head_dim, q, {k.p, k.cs, k.rs}, s, d.kv_len, 1, d.scale);
     return;
   }
   const FMat bias = as_float(d.bias, d.dtype, b, h, i0, rows, d.kv_len, bias_buf);
-  matmul(rows, d.kv_len, d.head_dim, q, {k.p, k.cs, k.rs}, s, d.kv_len, 1, d.scale, bias.p, bias.rs, bias.cs);
+  matmul(rows, nkb, d.head_dim, q, {k.p, k.cs, k.rs}, s, d.kv_len, 1, d.scale, bias.p, bias.rs, bias.cs);
 }
 
 void forward_item(const AttentionDesc& d, int64_t b, int64_t h) {
@@ -143,15 +154,15 @@ void forward_item(const AttentionDesc& d, int64_t b, int64_t h) {
   const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, vbuf);
   float* lse = d.logsumexp + (b * d.heads + h) * d.q_len;
   for (int64_t i0 = 0; i0 < d.q_len; i0 += R) {
-    const int64_t rows = std::min(R, d.q_len - i0);
-    scores(d, b, h, i0, rows, as_float(d.q, d.dtype, b, h, i0, rows, D, qbuf), k, s, bias_buf);
+    const int64_t rows = std::min(R, d.q_len - i0), nkb = keys_of_block(d, i0, rows);
+    scores(d, b, h, i0, rows, nkb, as_float(d.q, d.dtype, b, h, i0, rows, D, qbuf), k, s, bias_buf);
     for (int64_t r = 0; r < rows; ++r) {
       float* row = s + r * nk;
       const int64_t n = attended(d, i0 + r);
       float m = -kInf;
       for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
       if (m == -kInf) {  // every score masked: O = 0 (lse +inf: P recomputes as 0)
-        std::fill(row, row + nk, 0.0f);
+        std::fill(row, row + nkb, 0.0f);
         lse[i0 + r] = kInf;
         continue;
       }
@@ -162,15 +173,15 @@ void forward_item(const AttentionDesc& d, int64_t b, int64_t h) {
       }
       const float inv = 1.0f / sum;
       for (int64_t j = 0; j < n; ++j) row[j] *= inv;
-      std::fill(row + n, row + nk, 0.0f);
+      std::fill(row + n, row + nkb, 0.0f);
       lse[i0 + r] = m + std::log(sum);
     }
     // O = P V, straight into out for float32.
     if (f32) {
       float* out = static_cast<float*>(d.out) + offset_of(d.out_stride, b, h, i0);
-      matmul(rows, Dv, nk, {s, nk, 1}, v, out, d.out_stride[2], d.out_stride[3], 1.0);
+      matmul(rows, Dv, nkb, {s, nk, 1}, v, out, d.out_stride[2], d.out_stride[3], 1.0);
     } else {
-      matmul(rows, Dv, nk, {s, nk, 1}, v, obuf, Dv, 1, 1.0);
+      matmul(rows, Dv, nkb, {s, nk, 1}, v, obuf, Dv, 1, 1.0);
       store(obuf, rows, Dv, d.out, d.dtype, d.out_stride, b, h, i0);
     }
   }
@@ -206,38 +217,39 @@ void backward_item(const AttentionBackwardDesc& bd, int64_t b, int64_t h) {
   std::fill(dv, dv + nk * Dv, 0.0f);
   const AttentionOperand out{d.out, {d.out_stride[0], d.out_stride[1], d.out_stride[2], d.out_stride[3]}};
   for (int64_t i0 = 0; i0 < d.q_len; i0 += R) {
-    const int64_t rows = std::min(R, d.q_len - i0);
+    const int64_t rows = std::min(R, d.q_len - i0), nkb = keys_of_block(d, i0, rows);
     const FMat q = as_float(d.q, d.dtype, b, h, i0, rows, D, qbuf);
     const FMat dout = as_float(bd.grad_out, d.dtype, b, h, i0, rows, Dv, dobuf);
     const FMat o = as_float(out, d.dtype, b, h, i0, rows, Dv, obuf);
-    scores(d, b, h, i0, rows, q, k, p, bias_buf);
+    scores(d, b, h, i0, rows, nkb, q, k, p, bias_buf);
     for (int64_t r = 0; r < rows; ++r) {  // P = exp(S - lse), masked entries 0
       float* row = p + r * nk;
       const int64_t n = lse[i0 + r] == kInf ? 0 : attended(d, i0 + r);
       const float l = lse[i0 + r];
       for (int64_t j = 0; j < n; ++j) row[j] = nn::exp_c<float>(row[j] - l);
-      std::fill(row + n, row + nk, 0.0f);
+      std::fill(row + n, row + nkb, 0.0f);
       float dot = 0;
       for (int64_t c = 0; c < Dv; ++c) dot += dout.p[r * dout.rs + c * dout.cs] * o.p[r * o.rs + c * o.cs];
       di[r] = dot;
     }
     // dV += P^T dO; dP = dO V^T; dS = P (dP - rowsum(dO O)).
-    matmul(nk, Dv, rows, {p, 1, nk}, dout, dv, Dv, 1, 1.0, dv, Dv, 1);
-    matmul(rows, nk, Dv, dout, {v.p, v.cs, v.rs}, ds, nk, 1, 1.0);
+    matmul(nkb, Dv, rows, {p, 1, nk}, dout, dv, Dv, 1, 1.0, dv, Dv, 1);
+    matmul(rows, nkb, Dv, dout, {v.p, v.cs, v.rs}, ds, nk, 1, 1.0);
     for (int64_t r = 0; r < rows; ++r) {
       float* dsr = ds + r * nk;
       const float* pr = p + r * nk;
-      for (int64_t j = 0; j < nk; ++j) dsr[j] = pr[j] * (dsr[j] - di[r]);
+      for (int64_t j = 0; j < nkb; ++j) dsr[j] = pr[j] * (dsr[j] - di[r]);
+      std::fill(dsr + nkb, dsr + nk, 0.0f);  // keys past the block's: masked, no gradient
     }
     if (bd.grad_bias) {
       const int64_t first = ((b * d.heads + h) * d.q_len + i0) * nk;
       for (int64_t r = 0; r < rows; ++r) nn::store_row(ds + r * nk, nk, bd.grad_bias, d.dtype, first + r * nk);
     }
     if (bd.grad_q) {
-      matmul(rows, D, nk, {ds, nk, 1}, k, dq, D, 1, d.scale);
+      matmul(rows, D, nkb, {ds, nk, 1}, k, dq, D, 1, d.scale);
       store(dq, rows, D, bd.grad_q, d.dtype, bd.grad_q_stride, b, h, i0);
     }
-    matmul(nk, D, rows, {ds, 1, nk}, q, dk, D, 1, d.scale, dk, D, 1);  // dK += scale dS^T Q
+    matmul(nkb, D, rows, {ds, 1, nk}, q, dk, D, 1, d.scale, dk, D, 1);  // dK += scale dS^T Q
   }
   if (bd.grad_k) store(dk, nk, D, bd.grad_k, d.dtype, bd.grad_k_stride, b, h, 0);
   if (bd.grad_v) store(dv, nk, Dv, bd.grad_v, d.dtype, bd.grad_v_stride, b, h, 0);
