@@ -4,6 +4,7 @@
 // elementwise ops pick theirs in the op table (elementwise.cpp).
 #include "kernels/nn/conv.h"
 #include "kernels/fft/fft.h"
+#include "kernels/nn/attention.h"
 #include "kernels/fused/fused.h"
 #include "kernels/common/isa.h"
 #include "kernels/nn/nn.h"
@@ -87,5 +88,11 @@ TORCH_TPU_ISA_DISPATCH_AVX512(void, fft_c2r_axis,
                               (DType t, const void* in, int64_t m, void* out, int64_t outer, int64_t n,
                                int64_t inner, double scale),
                               (t, in, m, out, outer, n, inner, scale))
+
+bool attention_supports(DType t) {
+  return t == DType::kFloat32 || t == DType::kBFloat16 || t == DType::kFloat16;
+}
+TORCH_TPU_ISA_DISPATCH_AVX512(void, attention_forward, (const AttentionDesc& d), (d))
+TORCH_TPU_ISA_DISPATCH_AVX512(void, attention_backward, (const AttentionBackwardDesc& d), (d))
 
 }  // namespace torch_tpu::kernels

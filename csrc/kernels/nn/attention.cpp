@@ -1,4 +1,5 @@
-// Fused scaled dot product attention (attention.h). Each (batch, head) is
+// Fused scaled dot product attention (attention.h), built per ISA (its
+// softmax passes are vector loops of vec_math's exp). Each (batch, head) is
 // one work item: with at least two items per core they are split over the
 // cores (each item's GEMMs then run inline on its core), otherwise they run
 // one after the other with each GEMM split over the cores. Query rows go in
@@ -159,18 +160,14 @@ void forward_item(const AttentionDesc& d, int64_t b, int64_t h) {
     for (int64_t r = 0; r < rows; ++r) {
       float* row = s + r * nk;
       const int64_t n = attended(d, i0 + r);
-      float m = -kInf;
-      for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
+      const float m = nn::max_lanes(row, n);  // lane-wise: the reductions stay vector loops
       if (m == -kInf) {  // every score masked: O = 0 (lse +inf: P recomputes as 0)
         std::fill(row, row + nkb, 0.0f);
         lse[i0 + r] = kInf;
         continue;
       }
-      float sum = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        row[j] = nn::exp_c<float>(row[j] - m);
-        sum += row[j];
-      }
+      for (int64_t j = 0; j < n; ++j) row[j] = nn::exp_c<float>(row[j] - m);
+      const float sum = static_cast<float>(nn::sum_lanes<float>(n, [&](int64_t j) { return row[j]; }));
       const float inv = 1.0f / sum;
       for (int64_t j = 0; j < n; ++j) row[j] *= inv;
       std::fill(row + n, row + nkb, 0.0f);
@@ -272,16 +269,12 @@ void over_items(const AttentionDesc& d, F&& item) {
 }  // namespace
 }  // namespace TORCH_TPU_ISA
 
-bool attention_supports(DType t) {
-  return t == DType::kFloat32 || t == DType::kBFloat16 || t == DType::kFloat16;
-}
-
-void attention_forward(const AttentionDesc& d) {
+void TORCH_TPU_ISA_ENTRY(attention_forward)(const AttentionDesc& d) {
   if (!attention_supports(d.dtype)) throw std::invalid_argument("attention: float32, bfloat16 or float16 only");
   over_items(d, [&](int64_t b, int64_t h) { forward_item(d, b, h); });
 }
 
-void attention_backward(const AttentionBackwardDesc& bd) {
+void TORCH_TPU_ISA_ENTRY(attention_backward)(const AttentionBackwardDesc& bd) {
   if (!attention_supports(bd.fwd.dtype)) throw std::invalid_argument("attention: float32, bfloat16 or float16 only");
   over_items(bd.fwd, [&](int64_t b, int64_t h) { backward_item(bd, b, h); });
 }
