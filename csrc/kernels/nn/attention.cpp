@@ -28,20 +28,31 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // A work item's buffers, kept with the worker thread up to 32 MB.
 thread_local ScratchBuffer t_attention(size_t{32} << 20);
 
-// Consecutive float arrays carved from one scratch allocation.
+// Consecutive float arrays (64-byte aligned) carved from one scratch
+// allocation. carve() runs a layout twice: once counting, once carving, so
+// the size and the pieces cannot disagree.
 class Carver {
  public:
-  explicit Carver(float* base) : next_(base) {}
+  explicit Carver(float* base) : base_(base) {}
   float* take(int64_t n) {
-    float* p = next_;
-    next_ += (n + 15) / 16 * 16;  // 64-byte aligned pieces
+    float* p = base_ ? base_ + used_ : nullptr;
+    used_ += (n + 15) / 16 * 16;
     return p;
   }
+  int64_t used() const { return used_; }
 
  private:
-  float* next_;
+  float* base_;
+  int64_t used_ = 0;
 };
-inline int64_t carved(int64_t n) { return (n + 15) / 16 * 16; }
+
+template <typename Layout>
+void carve(ScratchUse& scratch, Layout&& layout) {
+  Carver count(nullptr);
+  layout(count);
+  Carver mem(scratch.get<float>(count.used()));
+  layout(mem);
+}
 
 // A float matrix: element (r, c) at p[r * rs + c * cs].
 struct FMat {
@@ -142,15 +153,15 @@ void forward_item(const AttentionDesc& d, int64_t b, int64_t h) {
   const int64_t R = block_rows(d);
   const bool f32 = d.dtype == DType::kFloat32;
   ScratchUse scratch(t_attention);
-  const int64_t conv_kv = f32 ? 0 : carved(nk * D) + carved(nk * Dv);
-  const int64_t conv_rows = f32 ? 0 : carved(R * D) + carved(R * Dv) + (d.bias.data ? carved(R * nk) : 0);
-  Carver mem(scratch.get<float>(conv_kv + conv_rows + carved(R * nk)));
-  float* kbuf = f32 ? nullptr : mem.take(nk * D);
-  float* vbuf = f32 ? nullptr : mem.take(nk * Dv);
-  float* qbuf = f32 ? nullptr : mem.take(R * D);
-  float* obuf = f32 ? nullptr : mem.take(R * Dv);
-  float* bias_buf = f32 || !d.bias.data ? nullptr : mem.take(R * nk);
-  float* s = mem.take(R * nk);
+  float *kbuf, *vbuf, *qbuf, *obuf, *bias_buf, *s;
+  carve(scratch, [&](Carver& m) {  // conversions (not float32), then the scores
+    kbuf = f32 ? nullptr : m.take(nk * D);
+    vbuf = f32 ? nullptr : m.take(nk * Dv);
+    qbuf = f32 ? nullptr : m.take(R * D);
+    obuf = f32 ? nullptr : m.take(R * Dv);
+    bias_buf = f32 || !d.bias.data ? nullptr : m.take(R * nk);
+    s = m.take(R * nk);
+  });
   const FMat k = as_float(d.k, d.dtype, b, h, 0, nk, D, kbuf);
   const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, vbuf);
   float* lse = d.logsumexp + (b * d.heads + h) * d.q_len;
@@ -190,23 +201,21 @@ void backward_item(const AttentionBackwardDesc& bd, int64_t b, int64_t h) {
   const int64_t R = block_rows(d);
   const bool f32 = d.dtype == DType::kFloat32;
   ScratchUse scratch(t_attention);
-  const int64_t conv = f32 ? 0
-                           : carved(nk * D) + carved(nk * Dv) + carved(R * D) + 2 * carved(R * Dv) +
-                                 (d.bias.data ? carved(R * nk) : 0);
-  Carver mem(scratch.get<float>(conv + carved(nk * D) + carved(nk * Dv) + 2 * carved(R * nk) + carved(R * D) +
-                                carved(R)));
-  float* kbuf = f32 ? nullptr : mem.take(nk * D);
-  float* vbuf = f32 ? nullptr : mem.take(nk * Dv);
-  float* qbuf = f32 ? nullptr : mem.take(R * D);
-  float* dobuf = f32 ? nullptr : mem.take(R * Dv);
-  float* obuf = f32 ? nullptr : mem.take(R * Dv);
-  float* bias_buf = f32 || !d.bias.data ? nullptr : mem.take(R * nk);
-  float* dk = mem.take(nk * D);
-  float* dv = mem.take(nk * Dv);
-  float* p = mem.take(R * nk);
-  float* ds = mem.take(R * nk);
-  float* dq = mem.take(R * D);
-  float* di = mem.take(R);
+  float *kbuf, *vbuf, *qbuf, *dobuf, *obuf, *bias_buf, *dk, *dv, *p, *ds, *dq, *di;
+  carve(scratch, [&](Carver& m) {  // conversions (not float32), then the work buffers
+    kbuf = f32 ? nullptr : m.take(nk * D);
+    vbuf = f32 ? nullptr : m.take(nk * Dv);
+    qbuf = f32 ? nullptr : m.take(R * D);
+    dobuf = f32 ? nullptr : m.take(R * Dv);
+    obuf = f32 ? nullptr : m.take(R * Dv);
+    bias_buf = f32 || !d.bias.data ? nullptr : m.take(R * nk);
+    dk = m.take(nk * D);
+    dv = m.take(nk * Dv);
+    p = m.take(R * nk);
+    ds = m.take(R * nk);
+    dq = m.take(R * D);
+    di = m.take(R);
+  });
   const FMat k = as_float(d.k, d.dtype, b, h, 0, nk, D, kbuf);
   const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, vbuf);
   const float* lse = d.logsumexp + (b * d.heads + h) * d.q_len;
