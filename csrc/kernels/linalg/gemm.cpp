@@ -227,17 +227,9 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
   for (int64_t q = 0; q < panels; ++q) {
     P* pd = dst + q * MR * kc_pad;
     const int64_t live = std::min<int64_t>(MR, rows - q * MR);  // real rows in this panel
-    if (row_layout && ks != 1 && rs == 1) {
-      // A transposed (its rows are the contiguous dimension) into row panels,
-      // the AMX layout: for each k, the panel's rows are one contiguous run
-      // of the source; the panel rows being written stay in L1.
-      if (live < MR || kcs < kc_pad) std::memset(pd, 0, MR * kc_pad * sizeof(P));
-      const In* s = a + q * MR;
-      for (int64_t kk = 0; kk < kcs; ++kk) {
-        const In* sk = s + kk * ks;
-        for (int64_t r = 0; r < live; ++r) pd[r * kc_pad + kk] = to_packed<In, P>(sk[r]);
-      }
-    } else if (row_layout) {
+    // (A transposed A in row layout is bfloat16's alone, packed above: other
+    // configurations take the k layout for it.)
+    if (row_layout) {
       for (int r = 0; r < MR; ++r) {
         P* d = pd + r * kc_pad;
         if (r < live) {

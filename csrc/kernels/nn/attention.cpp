@@ -54,6 +54,19 @@ void carve(ScratchUse& scratch, Layout&& layout) {
   layout(mem);
 }
 
+// Float copies of a work item's inputs when they are not float32 (null
+// otherwise): K and V whole, one query block, its bias block.
+struct Converted {
+  float *k = nullptr, *v = nullptr, *q = nullptr, *bias = nullptr;
+  void take(Carver& m, const AttentionDesc& d, int64_t rows) {
+    if (d.dtype == DType::kFloat32) return;
+    k = m.take(d.kv_len * d.head_dim);
+    v = m.take(d.kv_len * d.value_dim);
+    q = m.take(rows * d.head_dim);
+    if (d.bias.data) bias = m.take(rows * d.kv_len);
+  }
+};
+
 // A float matrix: element (r, c) at p[r * rs + c * cs].
 struct FMat {
   const float* p;
@@ -153,21 +166,19 @@ void forward_item(const AttentionDesc& d, int64_t b, int64_t h) {
   const int64_t R = block_rows(d);
   const bool f32 = d.dtype == DType::kFloat32;
   ScratchUse scratch(t_attention);
-  float *kbuf, *vbuf, *qbuf, *obuf, *bias_buf, *s;
-  carve(scratch, [&](Carver& m) {  // conversions (not float32), then the scores
-    kbuf = f32 ? nullptr : m.take(nk * D);
-    vbuf = f32 ? nullptr : m.take(nk * Dv);
-    qbuf = f32 ? nullptr : m.take(R * D);
+  Converted in;
+  float *obuf, *s;
+  carve(scratch, [&](Carver& m) {
+    in.take(m, d, R);
     obuf = f32 ? nullptr : m.take(R * Dv);
-    bias_buf = f32 || !d.bias.data ? nullptr : m.take(R * nk);
     s = m.take(R * nk);
   });
-  const FMat k = as_float(d.k, d.dtype, b, h, 0, nk, D, kbuf);
-  const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, vbuf);
+  const FMat k = as_float(d.k, d.dtype, b, h, 0, nk, D, in.k);
+  const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, in.v);
   float* lse = d.logsumexp + (b * d.heads + h) * d.q_len;
   for (int64_t i0 = 0; i0 < d.q_len; i0 += R) {
     const int64_t rows = std::min(R, d.q_len - i0), nkb = keys_of_block(d, i0, rows);
-    scores(d, b, h, i0, rows, nkb, as_float(d.q, d.dtype, b, h, i0, rows, D, qbuf), k, s, bias_buf);
+    scores(d, b, h, i0, rows, nkb, as_float(d.q, d.dtype, b, h, i0, rows, D, in.q), k, s, in.bias);
     for (int64_t r = 0; r < rows; ++r) {
       float* row = s + r * nk;
       const int64_t n = attended(d, i0 + r);
@@ -201,14 +212,12 @@ void backward_item(const AttentionBackwardDesc& bd, int64_t b, int64_t h) {
   const int64_t R = block_rows(d);
   const bool f32 = d.dtype == DType::kFloat32;
   ScratchUse scratch(t_attention);
-  float *kbuf, *vbuf, *qbuf, *dobuf, *obuf, *bias_buf, *dk, *dv, *p, *ds, *dq, *di;
-  carve(scratch, [&](Carver& m) {  // conversions (not float32), then the work buffers
-    kbuf = f32 ? nullptr : m.take(nk * D);
-    vbuf = f32 ? nullptr : m.take(nk * Dv);
-    qbuf = f32 ? nullptr : m.take(R * D);
+  Converted in;
+  float *dobuf, *obuf, *dk, *dv, *p, *ds, *dq, *di;
+  carve(scratch, [&](Carver& m) {
+    in.take(m, d, R);
     dobuf = f32 ? nullptr : m.take(R * Dv);
     obuf = f32 ? nullptr : m.take(R * Dv);
-    bias_buf = f32 || !d.bias.data ? nullptr : m.take(R * nk);
     dk = m.take(nk * D);
     dv = m.take(nk * Dv);
     p = m.take(R * nk);
@@ -216,18 +225,18 @@ void backward_item(const AttentionBackwardDesc& bd, int64_t b, int64_t h) {
     dq = m.take(R * D);
     di = m.take(R);
   });
-  const FMat k = as_float(d.k, d.dtype, b, h, 0, nk, D, kbuf);
-  const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, vbuf);
+  const FMat k = as_float(d.k, d.dtype, b, h, 0, nk, D, in.k);
+  const FMat v = as_float(d.v, d.dtype, b, h, 0, nk, Dv, in.v);
   const float* lse = d.logsumexp + (b * d.heads + h) * d.q_len;
   std::fill(dk, dk + nk * D, 0.0f);
   std::fill(dv, dv + nk * Dv, 0.0f);
   const AttentionOperand out{d.out, {d.out_stride[0], d.out_stride[1], d.out_stride[2], d.out_stride[3]}};
   for (int64_t i0 = 0; i0 < d.q_len; i0 += R) {
     const int64_t rows = std::min(R, d.q_len - i0), nkb = keys_of_block(d, i0, rows);
-    const FMat q = as_float(d.q, d.dtype, b, h, i0, rows, D, qbuf);
+    const FMat q = as_float(d.q, d.dtype, b, h, i0, rows, D, in.q);
     const FMat dout = as_float(bd.grad_out, d.dtype, b, h, i0, rows, Dv, dobuf);
     const FMat o = as_float(out, d.dtype, b, h, i0, rows, Dv, obuf);
-    scores(d, b, h, i0, rows, nkb, q, k, p, bias_buf);
+    scores(d, b, h, i0, rows, nkb, q, k, p, in.bias);
     for (int64_t r = 0; r < rows; ++r) {  // P = exp(S - lse), masked entries 0
       float* row = p + r * nk;
       const int64_t n = lse[i0 + r] == kInf ? 0 : attended(d, i0 + r);

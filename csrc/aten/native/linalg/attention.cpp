@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numeric>
 
 #include "aten/launch.h"
 #include "generated/ops/_fused_sdp_choice.h"
@@ -28,24 +27,33 @@ namespace {
 
 bool fused_dtype(at::ScalarType t) { return t == at::kFloat || t == at::kBFloat16 || t == at::kHalf; }
 
-// Whether the fused kernel runs these arguments: 4-d query, key and value
-// of one floating dtype it supports, the same batch and head counts (no
-// grouped-query broadcast), key and value of one length, no dropout (its
-// mask would need the kernel's own random numbers), a mask of the query's
-// dtype (or boolean: ATen makes it additive first) that broadcasts to the
-// scores.
+// What the fused kernel cannot take in query, key and value (nullptr: none):
+// both the backend choice and the op's own argument checks ask it.
+const char* shape_mismatch(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) {
+    return "expected 4-d query, key and value (batch, heads, sequence, dim) on tpu";
+  }
+  if (k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) {
+    return "expected query, key and value of one dtype";
+  }
+  if (k.size(0) != q.size(0) || v.size(0) != q.size(0) || k.size(1) != q.size(1) || v.size(1) != q.size(1)) {
+    return "expected query, key and value with the same batch and head counts";
+  }
+  if (k.size(2) != v.size(2) || k.size(3) != q.size(3)) {
+    return "expected key and value of one length and key of the query's head dim";
+  }
+  return nullptr;
+}
+
+// Whether the fused kernel runs these arguments: shape_mismatch finds
+// nothing, a floating dtype it supports (no grouped-query broadcast: equal
+// head counts), no dropout (its mask would need the kernel's own random
+// numbers), a mask of the query's dtype (or boolean: ATen makes it additive
+// first) that broadcasts to the scores.
 bool fused_applies(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                    const std::optional<at::Tensor>& mask, double dropout_p) {
   if (q.is_nested() || k.is_nested() || v.is_nested()) return false;
-  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
-  if (!fused_dtype(q.scalar_type()) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) {
-    return false;
-  }
-  if (dropout_p != 0.0) return false;
-  if (k.size(0) != q.size(0) || v.size(0) != q.size(0) || k.size(1) != q.size(1) || v.size(1) != q.size(1)) {
-    return false;
-  }
-  if (k.size(2) != v.size(2) || k.size(3) != q.size(3)) return false;
+  if (shape_mismatch(q, k, v) != nullptr || !fused_dtype(q.scalar_type()) || dropout_p != 0.0) return false;
   if (mask.has_value() && mask->defined()) {
     if (mask->scalar_type() != q.scalar_type() && mask->scalar_type() != at::kBool) return false;
     if (mask->dim() > 4) return false;
@@ -68,15 +76,15 @@ int64_t choose_backend(const at::Tensor& q, const at::Tensor& k, const at::Tenso
 }
 
 // The kernel's view of a 4-d tensor.
+void copy_strides(const at::Tensor& t, int64_t (&out)[4]) {
+  for (int i = 0; i < 4; ++i) out[i] = t.stride(i);
+}
+
 kernels::AttentionOperand operand(const at::Tensor& t) {
   kernels::AttentionOperand o;
   o.data = t.const_data_ptr();
-  for (int i = 0; i < 4; ++i) o.stride[i] = t.stride(i);
+  copy_strides(t, o.stride);
   return o;
-}
-
-void copy_strides(const at::Tensor& t, int64_t (&out)[4]) {
-  for (int i = 0; i < 4; ++i) out[i] = t.stride(i);
 }
 
 // The output in the query's dimension order (what the meta function
@@ -118,16 +126,9 @@ void check_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                   double dropout_p, const char* name) {
   TORCH_CHECK_NOT_IMPLEMENTED(dropout_p == 0.0, name, ": dropout is not implemented on tpu (dropout_p=",
                               dropout_p, "); scaled_dot_product_attention takes the math path for it");
-  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, name,
-              ": expected 4-d query, key and value (batch, heads, sequence, dim) on tpu, got ", q.dim(), "-d, ",
-              k.dim(), "-d and ", v.dim(), "-d");
-  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type(), name,
-              ": expected query, key and value of one dtype, got ", q.scalar_type(), ", ", k.scalar_type(), ", ",
-              v.scalar_type());
-  TORCH_CHECK(k.size(0) == q.size(0) && v.size(0) == q.size(0) && k.size(1) == q.size(1) && v.size(1) == q.size(1),
-              name, ": expected query, key and value with the same batch and head counts");
-  TORCH_CHECK(k.size(2) == v.size(2) && k.size(3) == q.size(3), name,
-              ": expected key and value of one length and key of the query's head dim");
+  const char* mismatch = shape_mismatch(q, k, v);
+  TORCH_CHECK(mismatch == nullptr, name, ": ", mismatch, ", got query ", q.sizes(), " ", q.scalar_type(), ", key ",
+              k.sizes(), " ", k.scalar_type(), ", value ", v.sizes(), " ", v.scalar_type());
   if (bias.defined()) {
     TORCH_CHECK(bias.scalar_type() == q.scalar_type(), name, ": expected attn_bias of the query's dtype ",
                 q.scalar_type(), ", got ", bias.scalar_type());
