@@ -261,16 +261,65 @@ def test_graph_mixing_cpu_and_tpu_kernels():
     assert _graph_breaks() == 0
 
 
-def test_attention_uses_tpu_extern_kernels():
-    def attn(q, k, v):
-        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+def _attention_inputs():
+    return [torch.randn(2, 4, 16, 8, generator=torch.Generator().manual_seed(i)) for i in range(3)]
 
-    q, k, v = (torch.randn(2, 4, 16, 8, generator=torch.Generator().manual_seed(i)) for i in range(3))
+
+def _causal_attention(q, k, v):
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def test_attention_is_one_fused_device_call():
+    # The device's _fused_sdp_choice picks its fused kernel while Dynamo
+    # traces, so the graph keeps attention as one call on the stream.
+    q, k, v = _attention_inputs()
     with torch_tpu.no_fallback():
-        out, (code,) = run_and_get_code(torch.compile(attn), q.to("tpu"), k.to("tpu"), v.to("tpu"))
-    assert "extern_kernels.bmm(" in code, code  # the tpu aten bmm, on the stream
-    torch.testing.assert_close(out.cpu(), attn(q, k, v), rtol=1e-5, atol=1e-5)
+        out, (code,) = run_and_get_code(torch.compile(_causal_attention), q.to("tpu"), k.to("tpu"), v.to("tpu"))
+    assert "aten._scaled_dot_product_fused_attention_overrideable.default(" in code, code
+    assert "extern_kernels.bmm(" not in code, code
+    torch.testing.assert_close(out.cpu(), _causal_attention(q, k, v), rtol=1e-5, atol=1e-5)
     assert _graph_breaks() == 0
+
+
+def test_math_attention_uses_tpu_extern_kernels():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q, k, v = _attention_inputs()
+    with torch_tpu.no_fallback(), sdpa_kernel([SDPBackend.MATH]):
+        out, (code,) = run_and_get_code(torch.compile(_causal_attention), q.to("tpu"), k.to("tpu"), v.to("tpu"))
+    assert "extern_kernels.bmm(" in code, code  # the tpu aten bmm, on the stream
+    assert "overrideable" not in code, code
+    torch.testing.assert_close(out.cpu(), _causal_attention(q, k, v), rtol=1e-5, atol=1e-5)
+    assert _graph_breaks() == 0
+
+
+def test_compile_caches_are_keyed_by_the_native_library():
+    # How a graph traces depends on the native operators (the attention
+    # backend choice above): graphs cached by another build must miss.
+    from torch._inductor.codegen.common import custom_backend_passes
+
+    from torch_tpu._compile import inductor
+
+    files = inductor.cache_key_files()
+    assert torch_tpu._C.__file__ in files
+    assert any(f.endswith("inductor.py") for f in files)
+    key = custom_backend_passes["tpu"].uuid()
+    assert key.startswith(inductor._files_hash(files))
+    assert not key.startswith(inductor._files_hash(files[:-1]))  # the library's bytes count
+
+
+def test_compile_caches_are_keyed_by_the_attention_backends():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch._inductor.codegen.common import custom_backend_passes
+
+    key = custom_backend_passes["tpu"].uuid
+    default = key()
+    with sdpa_kernel([SDPBackend.MATH]):
+        math_only = key()
+    with sdpa_kernel([SDPBackend.OVERRIDEABLE]):
+        fused_only = key()
+    assert len({default, math_only, fused_only}) == 3
+    assert key() == default
 
 
 def test_max_pool_with_indices_is_the_device_kernel_on_tpu_only():

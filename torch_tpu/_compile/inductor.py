@@ -10,6 +10,8 @@ ordered on the stream like eager tpu work.
 from __future__ import annotations
 
 import ctypes
+import functools
+import hashlib
 
 import torch
 from torch._inductor import config
@@ -293,26 +295,53 @@ def _prefer_device_kernels() -> None:
 
 # ---------------------------------------------------------- registration --
 
+def cache_key_files() -> tuple:
+    """What a cached graph of an older torch_tpu may differ by: this
+    package's compile glue (kernel launches, custom-op lowerings) and the
+    native library, whose operators decide how graphs are traced (the
+    scaled_dot_product_attention backend choice, for one)."""
+    import os
+
+    from .. import _C
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    glue = tuple(os.path.join(here, f) for f in sorted(os.listdir(here)) if f.endswith(".py"))
+    return glue + (os.path.abspath(_C.__file__),)
+
+
+@functools.cache
+def _files_hash(paths: tuple) -> str:
+    # Once per process: the native library is tens of megabytes.
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def _traced_choices() -> str:
+    # Global switches the device's operators read while a graph is traced,
+    # which torch's cache keys leave out: the attention backends enabled
+    # (torch.nn.attention.sdpa_kernel) decide between one fused call and
+    # the math graph.
+    math = torch.backends.cuda.math_sdp_enabled()
+    fused = torch._C._get_overrideable_sdp_enabled()
+    return f"-sdpa-math{int(math)}-fused{int(fused)}"
+
+
 class _CacheKey:
-    """A no-op device pass whose uuid() enters Inductor's FX graph cache key:
-    cached wrapper code from an older torch_tpu (another kernel launch or
-    custom-op lowering) must not be reused."""
+    """A no-op device pass whose uuid() enters Inductor's FX graph and
+    AOTAutograd cache keys: graphs cached by an older torch_tpu must not be
+    reused."""
 
     def __call__(self, gm) -> None:
         pass
 
     def uuid(self):
-        import os
-
         from . import dynamo
 
         dynamo.arm_check()  # called for every Inductor compile, cache hit or not
-
-        from torch._inductor.custom_graph_pass import get_hash_for_files
-
-        here = os.path.dirname(os.path.abspath(__file__))
-        return get_hash_for_files(tuple(os.path.join(here, f) for f in sorted(os.listdir(here))
-                                        if f.endswith(".py")))
+        return _files_hash(cache_key_files()) + _traced_choices()
 
 
 
