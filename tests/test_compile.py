@@ -346,6 +346,36 @@ def test_max_pool_with_indices_is_the_device_kernel_on_tpu_only():
     assert _graph_breaks() == 0
 
 
+@pytest.mark.parametrize("approximate", ["tanh", "none"])
+def test_gelu_is_the_device_kernel_on_tpu_only(approximate):
+    # gelu and its backward stay extern calls of the device's kernels on tpu
+    # (_DEVICE_KERNEL_OPS: they have no Inductor lowering, only a
+    # decomposition, which CPU keeps).
+    def mlp(x, w):
+        return torch.nn.functional.gelu(x @ w, approximate=approximate) * 3
+
+    g = torch.Generator().manual_seed(0)
+    x, w = torch.randn(16, 32, generator=g), torch.randn(32, 64, generator=g)
+    xt = x.to("tpu").requires_grad_()
+    def train():
+        y = torch.compile(mlp)(xt, w.to("tpu"))
+        y.sum().backward()
+        return y
+
+    with torch_tpu.no_fallback():
+        out, codes = run_and_get_code(train)
+    code = "\n".join(codes)
+    assert "aten.gelu.default(" in code and "aten.gelu_backward.default(" in code, code
+    xc = x.clone().requires_grad_()
+    ref = mlp(xc, w)
+    ref.sum().backward()
+    torch.testing.assert_close(out.detach().cpu(), ref.detach(), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(xt.grad.cpu(), xc.grad, rtol=1e-4, atol=1e-4)
+    _, cpu_codes = run_and_get_code(torch.compile(mlp), x, w)
+    assert "aten.gelu.default(" not in cpu_codes[0], cpu_codes[0]
+    assert _graph_breaks() == 0
+
+
 # ------------------------------------------------------------- custom ops --
 
 def test_custom_ops_stay_single_nodes():

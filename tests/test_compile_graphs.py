@@ -52,6 +52,44 @@ def test_reduce_overhead_results_are_not_overwritten_by_later_calls():
         torch.testing.assert_close(y.cpu(), chain(x.cpu(), w.cpu()), rtol=1e-4, atol=1e-4)
 
 
+def test_reduce_overhead_lends_outputs_and_moves_only_those_still_held():
+    # Outputs are the graph's memory, lent without a copy; one the caller
+    # still holds (or a view of it) is moved to memory of its own before
+    # the graph runs again (csrc/python/graph_outputs.cpp).
+    w = torch.randn(32, 32, device=DEV) / 6
+    cf = torch.compile(chain, mode="reduce-overhead")
+    x1, x2 = torch.randn(16, 32, device=DEV), torch.randn(16, 32, device=DEV)
+    for _ in range(3):
+        cf(x1, w)
+    graph_memory = cf(x1, w).data_ptr()  # dropped at once
+    assert cf(x2, w).data_ptr() == graph_memory  # nothing held: no move
+    y = cf(x1, w)
+    row = y[3]
+    z = cf(x2, w)
+    assert z.data_ptr() == graph_memory and y.data_ptr() != graph_memory
+    assert row.data_ptr() == y.data_ptr() + 3 * 32 * 4  # the view moved with it
+    torch.testing.assert_close(y.cpu(), chain(x1.cpu(), w.cpu()), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(row.cpu(), chain(x1.cpu(), w.cpu())[3], rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(z.cpu(), chain(x2.cpu(), w.cpu()), rtol=1e-4, atol=1e-4)
+
+
+def test_reduce_overhead_two_forwards_before_one_backward():
+    # The first forward's saved activations are still held by autograd when
+    # the second forward replays: they move, and the backward reads them.
+    torch.manual_seed(0)
+    cpu = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1))
+    tpu = copy.deepcopy(cpu).to(DEV)
+    ctpu = torch.compile(tpu, mode="reduce-overhead")
+    for step in range(4):
+        xs = [torch.randn(8, 16) for _ in range(2)]
+        (cpu(xs[0]).sum() + cpu(xs[1]).square().sum()).backward()
+        (ctpu(xs[0].to(DEV)).sum() + ctpu(xs[1].to(DEV)).square().sum()).backward()
+        for pc, pt in zip(cpu.parameters(), tpu.parameters()):
+            torch.testing.assert_close(pt.grad.cpu(), pc.grad, rtol=1e-4, atol=1e-5)
+            pc.grad, pt.grad = None, None
+    assert counters["inductor"]["cudagraph_skips"] == 0
+
+
 def test_reduce_overhead_records_each_shape_of_a_dynamic_graph():
     w = torch.randn(32, 32, device=DEV) / 6
     cf = torch.compile(chain, mode="reduce-overhead", dynamic=True)

@@ -22,6 +22,7 @@
 #include "kernels/linalg/gemm.h"
 #include "kernels/linalg/lapack.h"
 #include "python/compiled_launch.h"
+#include "python/graph_outputs.h"
 #include "runtime/runtime.h"
 #include "runtime/utilization.h"
 #include "runtime/trace.h"
@@ -376,4 +377,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_slow_device_us", [](int64_t us) { runtime::set_slow_device_us(us); });
   m.def("_slow_device_us", [] { return runtime::slow_device_us(); });
   python::register_compiled_launch(m);
+  python::register_graph_outputs(m);
 }

@@ -12,9 +12,13 @@ but offers two hooks that make it device-neutral, and we use both:
 How a wrapped graph runs: the first call copies the inputs into static
 buffers (parameters and buffers, Inductor's static inputs, are used in
 place), warms up once on a side stream, and captures; every call copies
-the new inputs in and replays. Unlike CUDA graph trees, outputs are
-returned as fresh copies, so a result never changes under the caller when
-the graph runs again (trees avoid that copy by tracking output liveness).
+the new inputs in and replays. Outputs are the graph's own memory, lent
+to the caller without a copy; an output the caller still holds when the
+graph runs again is first moved to memory of its own (csrc/python/
+graph_outputs.cpp), so a result never changes under the caller. CUDA graph
+trees track output liveness for the same reason; they re-record instead.
+A forward's saved activations thus reach the backward's graph at the same
+addresses every step, and the backward reads them in place.
 A graph that cannot be captured (it waits for its own results, e.g. a
 data-dependent shape) runs without capture, with one warning.
 """
@@ -23,9 +27,11 @@ from __future__ import annotations
 
 import threading
 import warnings
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, List, Sequence
 
 import torch
+
+from .. import _C
 
 
 def _is_tpu_graph(inputs: Sequence[Any]) -> bool:
@@ -104,15 +110,11 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
 
     # What each output is, decided once: a value; memory of an in-place input
     # (returned as is: it is that memory); a view of a copied-in input
-    # (re-made on the caller's tensor); or the graph's own memory, returned
-    # as a fresh copy so the next replay cannot change it (one copy per
-    # storage, so outputs that alias each other still do).
+    # (re-made on the caller's tensor); or the graph's own memory, lent
+    # (torch_tpu._C._GraphOutputs: no copy, unless the caller still holds
+    # it when the graph runs again).
     in_place = {_storage(static_inputs[i]) for i in static_idxs if isinstance(static_inputs[i], torch.Tensor)}
     copied = {_storage(static_inputs[i]): i for i in copy_idxs}
-    counts: Dict[int, int] = {}
-    for o in static_outputs:
-        if isinstance(o, torch.Tensor):
-            counts[_storage(o)] = counts.get(_storage(o), 0) + 1
     plan = []
     for o in static_outputs:
         ptr = _storage(o) if isinstance(o, torch.Tensor) else 0
@@ -120,20 +122,22 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
             plan.append(("as_is", o, None))
         elif ptr and ptr in copied:
             plan.append(("input", o, copied[ptr]))
-        elif ptr and counts[ptr] > 1:
-            plan.append(("shared", o, ptr))
         else:
             plan.append(("own", o, None))
+    own = [o for kind, o, _ in plan if kind == "own"]
+    lender = _C._GraphOutputs()
 
     def replay(new_inputs: List[Any]) -> List[Any]:
         for i in copy_idxs:
             index_expanded_dims_and_copy_(static_inputs[i], new_inputs[i], expanded[i])
         callers = list(new_inputs) if (copy_back or copied) else None
         new_inputs.clear()
+        replay.kept += lender.reclaim()
         g.replay()
         for i in copy_back:
             callers[i].copy_(static_inputs[i])
-        out, storages = [], {}
+        lent = iter(lender.lend(own))
+        out = []
         for kind, o, extra in plan:
             if kind == "as_is":
                 out.append(o)
@@ -141,16 +145,11 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
                 src, buf = callers[extra], static_inputs[extra]
                 out.append(torch.as_strided(src, o.size(), o.stride(),
                                             src.storage_offset() + o.storage_offset() - buf.storage_offset()))
-            elif kind == "shared":
-                st = storages.get(extra)
-                if st is None:
-                    st = storages[extra] = o.untyped_storage().clone()
-                out.append(torch.empty(0, dtype=o.dtype, device=o.device).set_(st, o.storage_offset(), o.size(),
-                                                                               o.stride()))
             else:
-                fresh = torch.empty_strided(o.size(), o.stride(), dtype=o.dtype, device=o.device)
-                out.append(fresh.copy_(o))
+                out.append(next(lent))
         return out
+
+    replay.kept = 0  # outputs the caller still held at a later replay (each copied once)
 
     replay.graph = g  # keeps the graph alive; tpu_graphify tells a replay from the eager fallback by it
     return replay
