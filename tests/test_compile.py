@@ -376,6 +376,35 @@ def test_gelu_is_the_device_kernel_on_tpu_only(approximate):
     assert _graph_breaks() == 0
 
 
+def test_embedding_backward_is_the_device_kernel_on_tpu_only():
+    g = torch.Generator().manual_seed(0)
+    weight = torch.randn(20, 8, generator=g)
+    idx = torch.randint(0, 20, (6, 5), generator=g)
+
+    def lookup(w, i):
+        return torch.nn.functional.embedding(i, w).tanh()
+
+    wt = weight.to("tpu").requires_grad_()
+
+    def train():
+        y = torch.compile(lookup)(wt, idx.to("tpu"))
+        y.sum().backward()
+        return y
+
+    with torch_tpu.no_fallback():
+        out, codes = run_and_get_code(train)
+    assert "aten.embedding_dense_backward.default(" in "\n".join(codes), codes
+    wc = weight.clone().requires_grad_()
+    ref = lookup(wc, idx)
+    ref.sum().backward()
+    torch.testing.assert_close(out.detach().cpu(), ref.detach())
+    torch.testing.assert_close(wt.grad.cpu(), wc.grad, rtol=1e-5, atol=1e-5)
+    wc.grad = None
+    _, cpu_codes = run_and_get_code(lambda: torch.compile(lookup)(wc, idx).sum().backward())
+    assert "embedding_dense_backward.default(" not in "\n".join(cpu_codes)
+    assert _graph_breaks() == 0
+
+
 # ------------------------------------------------------------- custom ops --
 
 def test_custom_ops_stay_single_nodes():

@@ -70,9 +70,9 @@ class GraphOutputs {
   c10::Storage lend_storage(const c10::Storage& graph) {
     auto* owner = new StoragePtr(c10::intrusive_ptr<c10::StorageImpl>::reclaim_copy(graph.unsafeGetStorageImpl()));
     c10::DataPtr memory(graph.unsafeGetStorageImpl()->mutable_data(), owner, &release_owner, graph.device());
+    // Resizable as any tensor's storage: a resize allocates memory of its own.
     auto impl = c10::make_intrusive<c10::StorageImpl>(c10::StorageImpl::use_byte_size_t(), graph.nbytes(),
-                                                     std::move(memory), /*allocator=*/nullptr,
-                                                     /*resizable=*/false);
+                                                     std::move(memory), graph.allocator(), graph.resizable());
     lent_.emplace_back(impl);
     return c10::Storage(std::move(impl));
   }
