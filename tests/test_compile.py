@@ -407,6 +407,32 @@ def test_embedding_backward_is_the_device_kernel_on_tpu_only():
 
 # ------------------------------------------------------------- custom ops --
 
+def test_custom_op_lowering_replaces_a_generic_fallback_at_compile_start():
+    # A tpu:: op that Inductor met before torch_tpu's lowerings were in
+    # place got torch's generic fallback, which passes keyword-only
+    # arguments twice in 2.13; every compile start puts ours back.
+    from torch._inductor import lowering
+
+    op = torch.ops.tpu.bias_gelu.default
+    ours = lowering.lowerings.get(op)  # None before Inductor first compiles
+    lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
+    bias = torch.randn(8, device="tpu")
+    x = torch.randn(3, 8, device="tpu")
+    try:
+        out, (code,) = run_and_get_code(
+            torch.compile(lambda t: torch.ops.tpu.bias_gelu(t * 2, bias, approximate="tanh")), x)
+        assert getattr(lowering.lowerings[op], "_is_fallback_handler", False) is False
+    finally:
+        if getattr(lowering.lowerings[op], "_is_fallback_handler", False):
+            if ours is None:
+                del lowering.lowerings[op]
+            else:
+                lowering.lowerings[op] = ours
+    assert "approximate='tanh'" in code and "'tanh', approximate" not in code, code
+    torch.testing.assert_close(out.cpu(), torch.nn.functional.gelu(x.cpu() * 2 + bias.cpu(), approximate="tanh"),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_custom_ops_stay_single_nodes():
     dim = 16
     weight = torch.rand(dim, device="tpu") + 0.5

@@ -21,6 +21,7 @@
 #include "aten/device/tpu_stream.h"
 #include "kernels/linalg/gemm.h"
 #include "kernels/linalg/lapack.h"
+#include "python/autograd_exit.h"
 #include "python/compiled_launch.h"
 #include "python/graph_outputs.h"
 #include "runtime/runtime.h"
@@ -378,4 +379,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("_slow_device_us", [] { return runtime::slow_device_us(); });
   python::register_compiled_launch(m);
   python::register_graph_outputs(m);
+  python::register_autograd_exit(m);
 }

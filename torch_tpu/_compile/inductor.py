@@ -247,13 +247,19 @@ def _register_custom_op_lowerings() -> None:
         name, _, overload = qualname[len("tpu::"):].partition(".")
         op = getattr(getattr(torch.ops.tpu, name), overload or "default")
         schema = op._schema
-        if op in lowerings or schema.is_mutable or not any(a.kwarg_only for a in schema.arguments):
+        # Replaces torch's generic fallback (registered for an op met in a
+        # graph before this ran), never another explicit lowering.
+        existing = lowerings.get(op)
+        if existing is not None and not getattr(existing, "_is_fallback_handler", False):
+            continue
+        if schema.is_mutable or not any(a.kwarg_only for a in schema.arguments):
             continue
         kinds = [isinstance(a.type, torch.TensorType) for a in schema.arguments if not a.kwarg_only]
         if kinds != sorted(kinds, reverse=True):  # a tensor after a non-tensor
             continue
         out_op = to_out_variant(op)
         if out_op is not None:
+            lowerings.pop(op, None)
             register_lowering(op, type_promotion_kind=None)(_out_variant_lowering(op, out_op))
 
 
@@ -377,6 +383,12 @@ def register() -> None:
     common.register_device_op_overrides("tpu", TpuDeviceOpOverrides())
     _register_custom_op_lowerings()
     _prefer_device_kernels()
+
+
+def refresh_custom_op_lowerings() -> None:
+    """At every compile start: tpu:: operators defined after import, or met
+    by Inductor before registration, get their lowering too."""
+    _register_custom_op_lowerings()
 
 
 def registration_problems():
