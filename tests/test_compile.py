@@ -346,6 +346,19 @@ def test_max_pool_with_indices_is_the_device_kernel_on_tpu_only():
     assert _graph_breaks() == 0
 
 
+def _compiled_training_code(fn, *args):
+    """fn compiled and run on tpu args, its sum's backward too, no host
+    fallback: (the output, the code of the forward and backward graphs)."""
+    def train():
+        y = torch.compile(fn)(*args)
+        y.sum().backward()
+        return y
+
+    with torch_tpu.no_fallback():
+        out, codes = run_and_get_code(train)
+    return out, "\n".join(codes)
+
+
 @pytest.mark.parametrize("approximate", ["tanh", "none"])
 def test_gelu_is_the_device_kernel_on_tpu_only(approximate):
     # gelu and its backward stay extern calls of the device's kernels on tpu
@@ -357,14 +370,7 @@ def test_gelu_is_the_device_kernel_on_tpu_only(approximate):
     g = torch.Generator().manual_seed(0)
     x, w = torch.randn(16, 32, generator=g), torch.randn(32, 64, generator=g)
     xt = x.to("tpu").requires_grad_()
-    def train():
-        y = torch.compile(mlp)(xt, w.to("tpu"))
-        y.sum().backward()
-        return y
-
-    with torch_tpu.no_fallback():
-        out, codes = run_and_get_code(train)
-    code = "\n".join(codes)
+    out, code = _compiled_training_code(mlp, xt, w.to("tpu"))
     assert "aten.gelu.default(" in code and "aten.gelu_backward.default(" in code, code
     xc = x.clone().requires_grad_()
     ref = mlp(xc, w)
@@ -385,15 +391,8 @@ def test_embedding_backward_is_the_device_kernel_on_tpu_only():
         return torch.nn.functional.embedding(i, w).tanh()
 
     wt = weight.to("tpu").requires_grad_()
-
-    def train():
-        y = torch.compile(lookup)(wt, idx.to("tpu"))
-        y.sum().backward()
-        return y
-
-    with torch_tpu.no_fallback():
-        out, codes = run_and_get_code(train)
-    assert "aten.embedding_dense_backward.default(" in "\n".join(codes), codes
+    out, code = _compiled_training_code(lookup, wt, idx.to("tpu"))
+    assert "aten.embedding_dense_backward.default(" in code, code
     wc = weight.clone().requires_grad_()
     ref = lookup(wc, idx)
     ref.sum().backward()
@@ -407,27 +406,25 @@ def test_embedding_backward_is_the_device_kernel_on_tpu_only():
 
 # ------------------------------------------------------------- custom ops --
 
-def test_custom_op_lowering_replaces_a_generic_fallback_at_compile_start():
+def test_custom_op_lowering_replaces_a_generic_fallback_before_lowering():
     # A tpu:: op that Inductor met before torch_tpu's lowerings were in
     # place got torch's generic fallback, which passes keyword-only
-    # arguments twice in 2.13; every compile start puts ours back.
+    # arguments twice in 2.13; the tpu device pass puts ours back before
+    # every tpu graph is lowered.
+    import torch._inductor.compile_fx  # noqa: F401  (torch_tpu registers when Inductor loads)
     from torch._inductor import lowering
 
     op = torch.ops.tpu.bias_gelu.default
-    ours = lowering.lowerings.get(op)  # None before Inductor first compiles
+    ours = lowering.lowerings[op]
     lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
     bias = torch.randn(8, device="tpu")
     x = torch.randn(3, 8, device="tpu")
     try:
         out, (code,) = run_and_get_code(
             torch.compile(lambda t: torch.ops.tpu.bias_gelu(t * 2, bias, approximate="tanh")), x)
-        assert getattr(lowering.lowerings[op], "_is_fallback_handler", False) is False
     finally:
         if getattr(lowering.lowerings[op], "_is_fallback_handler", False):
-            if ours is None:
-                del lowering.lowerings[op]
-            else:
-                lowering.lowerings[op] = ours
+            lowering.lowerings[op] = ours
     assert "approximate='tanh'" in code and "'tanh', approximate" not in code, code
     torch.testing.assert_close(out.cpu(), torch.nn.functional.gelu(x.cpu() * 2 + bias.cpu(), approximate="tanh"),
                                rtol=1e-5, atol=1e-5)

@@ -87,7 +87,6 @@ def check_registrations() -> None:
     if _INDUCTOR_MODULE in sys.modules:
         from . import inductor
 
-        inductor.refresh_custom_op_lowerings()
         problems += inductor.registration_problems()
     if problems:
         raise RuntimeError(

@@ -132,7 +132,7 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
             index_expanded_dims_and_copy_(static_inputs[i], new_inputs[i], expanded[i])
         callers = list(new_inputs) if (copy_back or copied) else None
         new_inputs.clear()
-        replay.kept += lender.reclaim()
+        lender.reclaim()  # outputs the caller still holds get their own memory first
         g.replay()
         for i in copy_back:
             callers[i].copy_(static_inputs[i])
@@ -148,8 +148,6 @@ def _record(model: Callable, inputs: List[Any], static_input_idxs: Sequence[int]
             else:
                 out.append(next(lent))
         return out
-
-    replay.kept = 0  # outputs the caller still held at a later replay (each copied once)
 
     replay.graph = g  # keeps the graph alive; tpu_graphify tells a replay from the eager fallback by it
     return replay

@@ -60,7 +60,6 @@ def _trampoline(arg_types) -> str:
         f"  kernel({', '.join(args)});\n}}\n")
 
 
-
 class TpuKernel:
     """A compiled Inductor C++ kernel; calling it enqueues it on the current
     tpu stream and returns at once."""
@@ -237,7 +236,10 @@ def _out_variant_lowering(op, out_op):
     return lowering
 
 
-def _register_custom_op_lowerings() -> None:
+def register_custom_op_lowerings() -> None:
+    """At registration and before every tpu graph is lowered (_CacheKey):
+    tpu:: operators defined after import, or met by Inductor before this
+    ran, get their lowering too."""
     from torch._inductor.lowering import lowerings, register_lowering
     from torch._library._out_variant import to_out_variant
 
@@ -349,12 +351,13 @@ def _traced_choices() -> str:
 
 
 class _CacheKey:
-    """A no-op device pass whose uuid() enters Inductor's FX graph and
-    AOTAutograd cache keys: graphs cached by an older torch_tpu must not be
-    reused."""
+    """Inductor's device pass for tpu. Its uuid() enters the FX graph and
+    AOTAutograd cache keys (graphs cached by another torch_tpu build must
+    not be reused); running it, which Inductor does right before it lowers
+    any graph on tpu, puts the tpu:: custom-op lowerings in place."""
 
     def __call__(self, gm) -> None:
-        pass
+        register_custom_op_lowerings()
 
     def uuid(self):
         from . import dynamo
@@ -381,14 +384,8 @@ def register() -> None:
     # checking for an existing entry: let it run first, then replace it.
     common._initialize_device_op_overrides()
     common.register_device_op_overrides("tpu", TpuDeviceOpOverrides())
-    _register_custom_op_lowerings()
+    register_custom_op_lowerings()
     _prefer_device_kernels()
-
-
-def refresh_custom_op_lowerings() -> None:
-    """At every compile start: tpu:: operators defined after import, or met
-    by Inductor before registration, get their lowering too."""
-    _register_custom_op_lowerings()
 
 
 def registration_problems():
