@@ -14,6 +14,7 @@
 #include "python/autograd_exit.h"
 
 #include <ATen/ops/ones.h>
+#include <c10/core/GradMode.h>
 #include <pybind11/stl.h>
 #include <torch/csrc/autograd/autograd.h>
 
@@ -26,6 +27,7 @@ namespace {
 
 void drain_autograd_threads(const std::vector<int64_t>& devices) {
   py::gil_scoped_release no_gil;
+  c10::AutoGradMode grad(true);  // a program may exit with gradients disabled
   for (int64_t d : devices) {
     const auto options = at::TensorOptions().device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(d));
     at::Tensor x = at::ones({1}, options).requires_grad_(true);

@@ -149,6 +149,19 @@ class _TpuKernelCalls:
             line = line.replace("device='tpu'", f"device='tpu:{device.index}'")
         return line
 
+    def generate_extern_kernel_out(self, node) -> None:
+        # torch 2.13 lowers a functional custom op through its out overload
+        # with its keyword-only arguments both among the constant (positional)
+        # arguments and as keywords: `tpu::bias_gelu.out(x, b, 'tanh',
+        # approximate='tanh', out=buf)` raises. Keep the positional ones only.
+        op = getattr(node, "op_overload", None)
+        if isinstance(op, torch._ops.OpOverload) and node.kwargs and op.namespace == "tpu":
+            arguments = [a for a in op._schema.arguments if not a.kwarg_only]
+            positional = sum(1 for a in arguments if not isinstance(a.type, torch.TensorType))
+            if len(node.constant_args) > positional:
+                node.constant_args = tuple(node.constant_args[:positional])
+        super().generate_extern_kernel_out(node)
+
     def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None,
                                      triton=True, **kwargs):
         device = device or V.graph.get_current_device_or_throw()
