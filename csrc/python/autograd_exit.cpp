@@ -6,11 +6,12 @@
 // this happens while the interpreter finalizes, the thread is made to exit
 // inside a destructor and the process aborts with "terminate called without
 // an active exception" (seen in 6 of 10 runs of a script whose last act was
-// a tpu backward). torch_tpu/tpu/device.py calls this at exit: one backward
-// per device through the C++ API (nothing Python in its state), on a
-// stream of its own, with the GIL released. A device thread works through its queue in order, so when
-// this backward completes the thread has let go of every earlier GraphTask,
-// and this one holds nothing that needs the interpreter.
+// a tpu backward). torch_tpu/tpu/autograd_exit.py calls this at exit: one
+// backward per device through the C++ API (nothing Python in its state), on
+// a stream of its own, with the GIL released. A device thread works through
+// its queue in order, so when this backward completes the thread has let go
+// of every earlier GraphTask, and this one holds nothing that needs the
+// interpreter.
 #include "python/autograd_exit.h"
 
 #include <ATen/ops/ones.h>
