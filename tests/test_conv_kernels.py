@@ -37,6 +37,13 @@ CASES = [
     ((2, 4, 5, 4), (4, 3, 3, 3), [2, 1], [1, 0], [1, 2], 2, True, [1, 0]),
     ((1, 3, 4, 4), (3, 2, 2, 2), [2, 2], [0, 0], [1, 1], 1, True, [0, 0]),
     ((1, 2, 3, 4, 3), (2, 2, 2, 2, 2), [1, 2, 2], [0, 1, 0], [1, 1, 1], 1, True, [0, 1, 1]),
+    # 1-d and 2-d im2col/col2im read a padded copy of each plane (conv.cpp,
+    # PaddedPlane): padding past the kernel (windows wholly in the border),
+    # the small images' fixed-width rows, odd widths, dilation with stride.
+    ((2, 3, 4, 4), (2, 3, 3, 3), [1, 1], [3, 2], [1, 1], 1, False, [0, 0]),
+    ((3, 4, 8, 8), (5, 4, 3, 3), [1, 1], [1, 1], [1, 1], 1, False, [0, 0]),
+    ((2, 2, 7), (3, 2, 2), [3], [4], [3], 1, False, [0]),
+    ((2, 4, 6, 5), (4, 2, 3, 3), [2, 2], [2, 1], [2, 1], 2, True, [1, 0]),
 ]
 
 # Column buffers of over a million elements: the images go through in

@@ -215,69 +215,6 @@ class TpuDeviceOpOverrides(DeviceOpOverrides):
         return "void*"
 
 
-# ------------------------------------------------------------ custom ops --
-
-def _out_variant_lowering(op, out_op):
-    """Lowers `op` to one extern call of its out overload `out_op`, as torch
-    does for custom ops, but with keyword-only arguments passed once, by
-    keyword. torch 2.13's own lowering emits them twice (positionally and by
-    keyword): `tpu::bias_gelu.out(x, b, 'tanh', approximate='tanh', out=buf)`
-    fails with "received 5 argument(s)". Only for schemas whose tensors come
-    first (the generated call puts tensor inputs before constant arguments)."""
-    from torch._inductor import ir
-    from torch._inductor.ir import _make_out_variant_kernel_name
-
-    arguments = op._schema.arguments
-
-    def lowering(*args, **kwargs):
-        example, tensor_args, _, _, _ = ir.FallbackKernel.process_kernel(op, *args, **kwargs)
-        positional, keyword = [], {}
-        for i, a in enumerate(arguments):
-            value = args[i] if i < len(args) else kwargs.get(
-                a.name, a.default_value if a.has_default_value() else None)
-            if a.kwarg_only:
-                keyword[a.name] = value
-            elif not isinstance(a.type, torch.TensorType):
-                positional.append(value)
-        layout = ir.FixedLayout(device=example.device, dtype=example.dtype,
-                                size=[*example.shape], stride=[*example.stride()])
-        node = ir.ExternKernelOut(layout=layout, inputs=list(tensor_args), constant_args=positional,
-                                  kwargs=keyword, python_kernel_name=_make_out_variant_kernel_name(out_op),
-                                  op_overload=out_op)
-        return ir.TensorBox.create(node)
-
-    return lowering
-
-
-def register_custom_op_lowerings() -> None:
-    """At registration and before every tpu graph is lowered (_CacheKey):
-    tpu:: operators defined after import, or met by Inductor before this
-    ran, get their lowering too."""
-    from torch._inductor.lowering import lowerings, register_lowering
-    from torch._library._out_variant import to_out_variant
-
-    for qualname in torch._C._dispatch_get_all_op_names():
-        if not qualname.startswith("tpu::"):
-            continue
-        name, _, overload = qualname[len("tpu::"):].partition(".")
-        op = getattr(getattr(torch.ops.tpu, name), overload or "default")
-        schema = op._schema
-        # Replaces torch's generic fallback (registered for an op met in a
-        # graph before this ran), never another explicit lowering.
-        existing = lowerings.get(op)
-        if existing is not None and not getattr(existing, "_is_fallback_handler", False):
-            continue
-        if schema.is_mutable or not any(a.kwarg_only for a in schema.arguments):
-            continue
-        kinds = [isinstance(a.type, torch.TensorType) for a in schema.arguments if not a.kwarg_only]
-        if kinds != sorted(kinds, reverse=True):  # a tensor after a non-tensor
-            continue
-        out_op = to_out_variant(op)
-        if out_op is not None:
-            lowerings.pop(op, None)
-            register_lowering(op, type_promotion_kind=None)(_out_variant_lowering(op, out_op))
-
-
 # --------------------------------------------------- device's own kernels --
 
 # Ops whose Inductor code is slower than the device's own kernel: on tpu they
@@ -364,13 +301,12 @@ def _traced_choices() -> str:
 
 
 class _CacheKey:
-    """Inductor's device pass for tpu. Its uuid() enters the FX graph and
-    AOTAutograd cache keys (graphs cached by another torch_tpu build must
-    not be reused); running it, which Inductor does right before it lowers
-    any graph on tpu, puts the tpu:: custom-op lowerings in place."""
+    """Inductor's device pass for tpu, there for its uuid(), which enters the
+    FX graph and AOTAutograd cache keys (graphs cached by another torch_tpu
+    build must not be reused). The pass itself changes nothing."""
 
     def __call__(self, gm) -> None:
-        register_custom_op_lowerings()
+        pass
 
     def uuid(self):
         from . import dynamo
@@ -397,7 +333,6 @@ def register() -> None:
     # checking for an existing entry: let it run first, then replace it.
     common._initialize_device_op_overrides()
     common.register_device_op_overrides("tpu", TpuDeviceOpOverrides())
-    register_custom_op_lowerings()
     _prefer_device_kernels()
 
 

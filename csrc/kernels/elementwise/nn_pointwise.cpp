@@ -293,8 +293,12 @@ struct EluOp : FloatingOp<ElementwiseOp::kElu, 1, 3> {
 };
 
 // (grad, a), args: alpha, scale, input_scale, is_result (a is the forward's
-// result, else its input). A NaN `a` takes the negative branch in float and
-// double (CPU's vectorized a > 0 test), the positive one in float16/bfloat16.
+// result, else its input). A NaN `a` takes the negative branch (a NaN
+// gradient), as CPU's vectorized a > 0 test in every dtype. CPU's scalar
+// loop, which runs only the tail past its last whole pair of vectors, takes
+// the positive one: which a CPU element gets depends on its position and on
+// the CPU's vector width (float16 on AVX2: vectorized from 32 elements, on
+// AVX-512 from 64).
 struct EluBackwardOp : FloatingOp<ElementwiseOp::kEluBackward, 2, 4> {
   static constexpr const char* kName = "elu_backward";
   template <typename C>
@@ -311,11 +315,7 @@ struct EluBackwardOp : FloatingOp<ElementwiseOp::kEluBackward, 2, 4> {
           is_result(args[3].i != 0) {}
     M operator()(M g, M a) const {
       const M neg = is_result ? g * negiptcoef * (a + negcoef) : g * neg_times_ipt * exp_of(a * negiptcoef);
-      if constexpr (is_reduced_v<C>) {
-        return a <= M(0) ? neg : g * poscoef;
-      } else {
-        return a > M(0) ? g * poscoef : neg;
-      }
+      return a > M(0) ? g * poscoef : neg;
     }
   };
 };
