@@ -3,7 +3,9 @@
 // million elements: one im2col over every row of the pass, one GEMM batched
 // over its images (or, for the weight gradient, one GEMM whose k runs over
 // the images' positions), one col2im. The column buffer stays with the
-// worker thread between calls when small. A 1x1 kernel with stride 1 and no
+// worker thread between calls when small. 1-d and 2-d im2col and col2im
+// work on a padded copy of each plane (PaddedPlane), so their taps need no
+// bounds checks; 3-d keeps the checked loops. A 1x1 kernel with stride 1 and no
 // padding needs no column buffer in the forward: the image is its own im2col.
 // int64 (forward only: integers have no gradient) runs the same lowering on
 // the integer GEMM, with col2im summing in uint64_t: exact modulo 2^64, as
