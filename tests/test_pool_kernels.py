@@ -68,6 +68,21 @@ def test_max_pool2d_nan_ties_and_channels_last():
     assert y.is_contiguous(memory_format=torch.channels_last)
 
 
+def test_max_pool_rows_infinities_and_1d():
+    # 1-d and 2-d max pooling runs a row of windows at a time over a plane
+    # in a border of -inf (pool.cpp, max_plane_rows): windows of -inf only
+    # (the index is the first real tap, never a border one), ties, ceil_mode
+    # windows past the padding, and max_pool1d.
+    inf = float("inf")
+    x = torch.tensor([[[[-inf, -inf, 2.0, 2.0, -inf], [-inf, -inf, -inf, 5.0, 5.0],
+                        [1.0, -inf, float("nan"), 0.0, -inf], [-inf, -inf, -inf, -inf, -inf]]]])
+    for kw in (dict(kernel_size=2, stride=1, padding=1), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+               dict(kernel_size=2, stride=2, dilation=2, ceil_mode=True)):
+        check(lambda t: F.max_pool2d(t, return_indices=True, **kw), x, torch.float32)
+    for kw in (dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2, dilation=3, ceil_mode=True)):
+        check(lambda t: F.max_pool1d(t, return_indices=True, **kw), x[0].reshape(2, 2, 5), torch.float32)
+
+
 AVG_CASES = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
              dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
              dict(kernel_size=(2, 3), stride=(1, 2), ceil_mode=True), dict(kernel_size=3, padding=1, divisor_override=5),

@@ -7,6 +7,7 @@
 // their own type, as CPU's kernels: max pooling for uint8..int64, average
 // pooling for int64 (the only integer dtype CPU averages).
 #include "kernels/common/fp_contract.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -116,14 +117,70 @@ void for_each_window(const PoolDesc& d, const Plan& p, F&& f) {
   }
 }
 
+// Max pooling of 1-d and 2-d planes, a row of windows at a time: the plane
+// goes into a border of -inf wide enough for every window (ceil_mode's
+// last ones included), and each tap updates the whole row's running maxima
+// and indices. The row's windows are independent, so the compares pipeline
+// and vectorise; per window, one dependent compare-and-branch per tap was
+// the kernel's time. A border tap never wins (-inf > max is false, and it
+// is not NaN), so taps visit in the generic loop's order with the same
+// result: the last NaN, else the first maximum.
+bool max_rows_fit(const PoolDesc& d) {
+  return d.kind == PoolKind::kMax && d.in[0] == 1 && d.out[0] == 1 && d.kernel[0] == 1 && d.padding[0] == 0;
+}
+
+template <typename C>
+void max_plane_rows(const PoolDesc& d, const Plan& p, const C* in, C* out, int64_t* idx,
+                    std::vector<C>& padded, std::vector<C>& best, std::vector<int64_t>& where) {
+  const int64_t ih = d.in[1], iw = d.in[2], oh = d.out[1], ow = d.out[2];
+  const int64_t kh = d.kernel[1], kw = d.kernel[2], sh = d.stride[1], sw = d.stride[2];
+  const int64_t ph = d.padding[1], pw = d.padding[2], dh = d.dilation[1], dw = d.dilation[2];
+  // Padded rows/columns cover [-p, max(in, last tap + 1)).
+  const int64_t rows = std::max(ih, (oh - 1) * sh - ph + (kh - 1) * dh + 1) + ph;
+  const int64_t cols = std::max(iw, (ow - 1) * sw - pw + (kw - 1) * dw + 1) + pw;
+  padded.assign(rows * cols, -std::numeric_limits<C>::infinity());
+  for (int64_t r = 0; r < ih; ++r) std::copy(in + r * iw, in + (r + 1) * iw, padded.data() + (r + ph) * cols + pw);
+  best.resize(ow);
+  where.resize(ow);
+  for (int64_t o = 0; o < oh; ++o) {
+    const Window& a = p.w[1][o];
+    for (int64_t c = 0; c < ow; ++c) {
+      best[c] = -std::numeric_limits<C>::infinity();
+      where[c] = a.lo * iw + p.w[2][c].lo;  // the window's first real tap
+    }
+    for (int64_t i = 0; i < kh; ++i) {
+      const int64_t r = o * sh + i * dh;  // padded row
+      for (int64_t j = 0; j < kw; ++j) {
+        const C* src = padded.data() + r * cols + j * dw;
+        const int64_t flat = (r - ph) * iw + j * dw - pw;  // unpadded index of column 0's tap
+        for (int64_t c = 0; c < ow; ++c) {
+          const C v = src[c * sw];
+          const bool take = (v > best[c]) | (v != v);
+          best[c] = take ? v : best[c];
+          where[c] = take ? flat + c * sw : where[c];
+        }
+      }
+    }
+    std::copy(best.begin(), best.end(), out + o * ow);
+    if (idx) std::copy(where.begin(), where.end(), idx + o * ow);
+  }
+}
+
 template <typename C>
 void forward_typed(const PoolDesc& d, const void* x, void* y, int64_t* indices) {
   const Plan p = plan_of(d);
+  const bool rows = max_rows_fit(d);
   runtime::parallel_for(0, d.planes, nn::rows_grain(p.in_total), [&](int64_t b, int64_t e) {
-    std::vector<C> in(p.in_total), out(p.out_total);
+    std::vector<C> in(p.in_total), out(p.out_total), padded, best;
+    std::vector<int64_t> where;
     for (int64_t plane = b; plane < e; ++plane) {
       nn::load_row(x, d.dtype, plane * p.in_total, p.in_total, in.data());
       int64_t* idx = indices ? indices + plane * p.out_total : nullptr;
+      if (rows) {
+        max_plane_rows(d, p, in.data(), out.data(), idx, padded, best, where);
+        nn::store_row(out.data(), p.out_total, y, d.dtype, plane * p.out_total);
+        continue;
+      }
       for_each_window(d, p, [&](int64_t o, int64_t divisor, bool empty, auto&& taps) {
         if (takes_max(d.kind)) {
           C best = -std::numeric_limits<C>::infinity();
