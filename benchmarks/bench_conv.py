@@ -2,8 +2,8 @@
 conv2d forward and forward+backward on a ResNet layer (batch 16, 64 -> 64
 channels, 56 x 56, 3 x 3, padding 1), batch norm (training, fwd and
 fwd+bwd), group norm (32 groups, fwd and fwd+bwd), max pooling 3x3/2 and
-adaptive average pooling on the same activations, and one training step of
-examples/train_resnet.py. float32.
+adaptive average pooling on the same activations, the ResNet example's own
+3x3 convolutions, and one training step of examples/train_resnet.py. float32.
 ratio = tpu / cpu."""
 
 from __future__ import annotations
@@ -59,6 +59,16 @@ def run() -> list:
     add_case(rows, "max_pool2d fwd+bwd 16x64x56x56", backward_closure(mp, xt), backward_closure(mp, x))
     ap = lambda a: F.adaptive_avg_pool2d(a, (7, 7))
     add_case(rows, "adaptive_avg_pool2d 7x7 16x64x56x56", lambda: ap(xt), lambda: ap(x))
+    # The ResNet example's own 3x3 convolutions (batch 16): small planes,
+    # where per-row costs of im2col/col2im used to dominate.
+    for cin, cout, size, stride in ((3, 16, 16, 1), (16, 16, 8, 1), (16, 32, 8, 2), (32, 32, 4, 1)):
+        xs = torch.randn(16, cin, size, size)
+        ws = torch.randn(cout, cin, 3, 3) * 0.1
+        small = lambda a, b, s=stride: F.conv2d(a, b, stride=s, padding=1)
+        what = f"conv2d 16x{cin}x{size}x{size} -> {cout} 3x3/{stride}"
+        add_case(rows, what, lambda a=xs.to("tpu"), b=ws.to("tpu"): small(a, b), lambda: small(xs, ws))
+        add_case(rows, what.replace("conv2d", "conv2d fwd+bwd"), backward_closure(small, xs.to("tpu"), ws.to("tpu")),
+                 backward_closure(small, xs, ws))
     add_case(rows, "resnet example training step (batch 16, 16x16)", _step("tpu"), _step("cpu"))
     return rows
 
