@@ -85,18 +85,22 @@ def batches(steps: int, batch: int, size: int = 32, classes: int = 10, seed: int
         yield x, y
 
 
+def optimizer(model: nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4, foreach=True)
+
+
+def train_step(model: nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> float:
+    loss = F.cross_entropy(model(x), y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
 def train(model: nn.Module, device: str, steps: int, batch: int = 16) -> list[float]:
     model = model.to(device).train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4, foreach=True)
-    losses = []
-    for x, y in batches(steps, batch):
-        x, y = x.to(device), y.to(device)
-        loss = F.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses
+    opt = optimizer(model)
+    return [train_step(model, opt, x.to(device), y.to(device)) for x, y in batches(steps, batch)]
 
 
 def main(argv=None) -> int:

@@ -10,24 +10,11 @@ import sys
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 import torch_tpu
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
 import train_mobilenet  # noqa: E402
-
-
-def _sgd(model):
-    return torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4, foreach=True)
-
-
-def _step(model, opt, x, y):
-    loss = F.cross_entropy(model(x), y)
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
-    return loss.item()
 
 
 def test_mobilenet_trains_on_tpu_like_cpu_without_fallback():
@@ -40,15 +27,15 @@ def test_mobilenet_trains_on_tpu_like_cpu_without_fallback():
     torch.manual_seed(0)
     cpu = train_mobilenet.MobileNetV3Small().train()
     free = copy.deepcopy(cpu)
-    opt_cpu = _sgd(cpu)
+    opt_cpu = train_mobilenet.optimizer(cpu)
     torch_tpu.reset_stats()
     with torch_tpu.no_fallback():
         for x, y in train_mobilenet.batches(20, 16):
             tpu = copy.deepcopy(cpu).to("tpu")
-            opt_tpu = _sgd(tpu)
+            opt_tpu = train_mobilenet.optimizer(tpu)
             opt_tpu.load_state_dict(opt_cpu.state_dict())
-            loss_tpu = _step(tpu, opt_tpu, x.to("tpu"), y.to("tpu"))
-            loss_cpu = _step(cpu, opt_cpu, x, y)
+            loss_tpu = train_mobilenet.train_step(tpu, opt_tpu, x.to("tpu"), y.to("tpu"))
+            loss_cpu = train_mobilenet.train_step(cpu, opt_cpu, x, y)
             # Convolutions and batch statistics sum in another order than oneDNN's.
             assert loss_tpu == pytest.approx(loss_cpu, rel=1e-5)
             for (k, a), (_, e) in zip(tpu.state_dict().items(), cpu.state_dict().items()):

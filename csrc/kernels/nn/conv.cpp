@@ -123,12 +123,11 @@ struct PaddedPlane {
   explicit PaddedPlane(const ConvGeometry& g)
       : rows(g.image[1] + 2 * g.padding[1]), cols(g.image[2] + 2 * g.padding[2]) {}
   int64_t size() const { return rows * cols; }
-  // The element under tap (kh, kw) of window (oh, 0).
+  // The element under tap (kh, kw) of window (oh, 0). Unchecked: the flat
+  // sizes follow from the padded sizes, so no window leaves the plane.
   int64_t at(const ConvGeometry& g, int64_t oh, int64_t kh, int64_t kw) const {
     return (oh * g.stride[1] + kh * g.dilation[1]) * cols + kw * g.dilation[2];
   }
-  // Spatial positions whose windows fit: the windows never leave the padded
-  // plane (flat sizes follow from it), so at() needs no check.
 };
 
 thread_local ScratchBuffer t_plane(size_t{1} << 20);
