@@ -79,8 +79,8 @@ TEST(parallel_for_inline_cases) {
   rt::parallel_for(5, 5, 1, [&](int64_t, int64_t) { ++calls; });  // empty
   CHECK_EQ(calls, 1);
   // Inside a body: range <= grain runs inline; nested calls run inline.
-  int small_calls = 0, nested_calls_max = 0;
-  std::atomic<int> nested_total{0};
+  int small_calls = 0;
+  std::atomic<int> nested_calls_max{0}, nested_total{0};  // written by several workers
   CHECK_OK(rt::launch(nullptr, "inline", {}, [&] {
     rt::parallel_for(0, 100, 100, [&](int64_t, int64_t) { ++small_calls; });
     rt::parallel_for(0, 8, 1, [&](int64_t b, int64_t e) {
@@ -90,13 +90,15 @@ TEST(parallel_for_inline_cases) {
           ++calls_here;
           nested_total += static_cast<int>(ee - bb);
         });
-        if (calls_here > nested_calls_max) nested_calls_max = calls_here;  // benign race, values are 1
+        int m = nested_calls_max.load();
+        while (calls_here > m && !nested_calls_max.compare_exchange_weak(m, calls_here)) {
+        }
       }
     });
   }));
   CHECK_OK(rt::stream_synchronize(nullptr));
   CHECK_EQ(small_calls, 1);
-  CHECK_EQ(nested_calls_max, 1);
+  CHECK_EQ(nested_calls_max.load(), 1);
   CHECK_EQ(nested_total.load(), 8 * 1000);
 }
 
