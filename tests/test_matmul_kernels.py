@@ -103,6 +103,20 @@ def test_mm_transposed_b_tiles(dtype, k):
     assert_matches(torch.mm, a, b)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int32])
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+@pytest.mark.parametrize("b,m,k,n", [(1, 256, 64, 192), (1, 500, 257, 37), (3, 130, 520, 45), (4, 200, 33, 17)])
+def test_row_chunks_share_packed_b(dtype, layout, b, m, k, n):
+    """Many rows: the product is cut into row chunks that read one B packed
+    up front (gemm.cpp), over K blocks (k > 256), panel tails (n not a
+    multiple of the tile) and batches; with a broadcast B too."""
+    a = values((b, k, m), dtype, 1).transpose(1, 2) if layout == "tn" else values((b, m, k), dtype, 1)
+    w = values((b, n, k), dtype, 2).transpose(1, 2) if layout == "nt" else values((b, k, n), dtype, 2)
+    assert_matches(torch.bmm, a, w)
+    assert_matches(torch.bmm, a, w[:1].expand(b, k, n))
+    assert_matches(torch.mm, a[0], w[0])
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
 def test_mm_out(dtype):
     a, b = values((9, 11), dtype, 1), values((11, 13), dtype, 2)

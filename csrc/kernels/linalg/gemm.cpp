@@ -18,7 +18,7 @@
 
 #include <sys/syscall.h>
 #include <unistd.h>
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -113,6 +113,8 @@ inline P to_packed(In x) {
 // ---- per-thread workspaces -----------------------------------------------
 
 thread_local ScratchBuffer t_pack_a, t_pack_b, t_acc;
+// B packed once for all row chunks of a product (gemm_typed): at most 2 MiB.
+thread_local ScratchBuffer t_pack_b_shared;
 
 // ---- packing ---------------------------------------------------------------
 
@@ -141,6 +143,28 @@ inline void transpose_16x16_epi32(__m512i r[16]) {
   for (int j = 0; j < 8; ++j) {
     r[j] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0x88);
     r[j + 8] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0xdd);
+  }
+}
+#endif
+
+#if defined(__AVX2__) && !defined(__AVX512F__)
+// Transposes an 8 x 8 block of floats held as r[row] (r[i] becomes column i).
+inline void transpose_8x8_ps(__m256 r[8]) {
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  __m256 u[8];
+  for (int i = 0; i < 8; i += 4) {  // u[i + c], lane L: column 4L + c of rows i..i+3
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
+    r[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
   }
 }
 #endif
@@ -250,6 +274,13 @@ void pack_a(const typename C::in_t* a, int64_t rs, int64_t ks, int64_t rows, int
       // k-major panel; for a transposed A (unit row stride) the MR values of
       // one k are adjacent in memory.
       const In* s = a + q * MR * rs;
+      if constexpr (KU == 1 && std::is_same_v<In, P>) {
+        if (rs == 1 && live == MR) {  // a whole panel: MR adjacent values per k, a fixed-size copy
+          for (int64_t kk = 0; kk < kcs; ++kk) std::memcpy(pd + kk * MR, s + kk * ks, MR * sizeof(P));
+          std::memset(pd + kcs * MR, 0, (kc_pad - kcs) * MR * sizeof(P));
+          continue;
+        }
+      }
       for (int64_t kk = 0; kk < kc_pad; ++kk) {
         P* d = pd + (kk / KU) * MR * KU + kk % KU;
         for (int r = 0; r < MR; ++r) {
@@ -301,7 +332,11 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
         P* d = pd + (kk / KU) * NR * KU + kk % KU;
         if (cs == 1) {
           if constexpr (KU == 1 && std::is_same_v<In, P>) {
-            std::memcpy(d, s, nc * sizeof(P));
+            if (nc == NR) {
+              std::memcpy(d, s, NR * sizeof(P));  // a whole panel row: fixed size, no library call
+            } else {
+              std::memcpy(d, s, nc * sizeof(P));
+            }
           } else {
             for (int64_t c = 0; c < nc; ++c) d[c * KU] = to_packed<In, P>(s[c]);
           }
@@ -373,6 +408,24 @@ void pack_b(const typename C::in_t* b, int64_t rs, int64_t cs, int64_t kcs, int6
             }
           }
           k_start = k16;
+        }
+      }
+#elif defined(__AVX2__)
+      if constexpr (KU == 1 && sizeof(In) == 4 && std::is_same_v<In, P> && NR % 8 == 0) {
+        if (rs == 1) {  // as above, 8 k of 8 columns per step
+          const int64_t k8 = kcs / 8 * 8;
+          for (int64_t g = 0; g < nc; g += 8) {
+            const int64_t w = std::min<int64_t>(8, nc - g);
+            const float* sg = reinterpret_cast<const float*>(b + (c0 + g) * cs);
+            float* dg = reinterpret_cast<float*>(pd) + g;
+            for (int64_t p = 0; p < k8; p += 8) {
+              __m256 t[8];
+              for (int c = 0; c < 8; ++c) t[c] = c < w ? _mm256_loadu_ps(sg + c * cs + p) : _mm256_setzero_ps();
+              transpose_8x8_ps(t);
+              for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dg + (p + j) * NR, t[j]);
+            }
+          }
+          k_start = k8;
         }
       }
 #endif
@@ -453,6 +506,38 @@ void store_tile(const GemmDesc& d, const typename C::acc_t* acc, int64_t ldacc,
 
 // ---- the driver ----------------------------------------------------------------
 
+// B of every matrix and K block, packed up front for gemm_typed's row
+// chunks to share: panel q of (matrix bi, K block kb) at
+// ((bi * n_kb + kb) * n_panels + q) * NR * kc_stride. Not inlined: it keeps
+// the product's own loop as it was (inlining it there cost small products
+// 3-5%, AMD EPYC).
+template <class C>
+__attribute__((noinline)) typename C::pack_t* pack_b_shared(const GemmDesc& d, int64_t n_kb, int64_t n_panels,
+                                                            int64_t kc_stride) {
+  using P = typename C::pack_t;
+  using In = typename C::in_t;
+  constexpr int NR = C::kNR, KPAD = C::kKPad;
+  constexpr int64_t KC = C::kKC;
+  const int64_t block_elems = n_panels * NR * kc_stride;
+  P* shared = t_pack_b_shared.get<P>(d.batch * n_kb * block_elems);
+  const In* B = static_cast<const In*>(d.b.data);
+  // Small B (a linear layer's weight) packs inline: a second round of the
+  // cores costs more than packing it.
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / (NR * kc_stride));
+  runtime::parallel_for(0, d.batch * n_kb * n_panels, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t it = b0; it < b1; ++it) {
+      const int64_t q = it % n_panels, kb = (it / n_panels) % n_kb, bi = it / (n_panels * n_kb);
+      const int64_t pc = kb * KC, kcs = std::min(KC, d.k - pc), kc_pad = round_up(kcs, KPAD);
+      const int64_t c0 = q * NR;
+      pack_b<C>(B + bi * d.b.batch_stride + pc * d.b.row_stride + c0 * d.b.col_stride, d.b.row_stride,
+                d.b.col_stride, kcs, kc_pad, std::min<int64_t>(NR, d.n - c0),
+                shared + (bi * n_kb + kb) * block_elems + q * NR * kc_pad);
+    }
+  });
+  return shared;
+}
+
+
 template <class C>
 void gemm_typed(const GemmDesc& d) {
   using In = typename C::in_t;
@@ -499,6 +584,25 @@ void gemm_typed(const GemmDesc& d) {
   const bool a_rows = C::kRowLayoutOnly || d.a.col_stride == 1 || (C::kTransposedRows && d.a.row_stride == 1);
   const bool c_unit = d.c.col_stride == 1;
 
+  // Row chunks of a column block all read the same panels of B: with more
+  // than one chunk, B is packed once, up front, its panels spread over the
+  // cores, instead of once per task, when packing is more than a row copy
+  // (a transpose or a conversion). With few rows per chunk that repeated
+  // packing cost as much as the product (x @ W.t() of 256 x 64 x 192, the
+  // GPT example's linear layers, packed its B 8 times). A row-major B of the
+  // packed type keeps per-task copies: they are cheap, and fresh in the
+  // task's own cache, where a shared B may sit in another core's (AMD
+  // EPYC: 5-10% slower shared). So does a B past 2 MiB of panels (1024^3:
+  // 3-7% slower shared).
+  const int64_t n_kb = ceil_div(k, KC), n_panels = ceil_div(n, NR);
+  const int64_t kc_stride = std::min(KC, round_up(k, KPAD));  // the most k a K block has
+  const int64_t block_elems = n_panels * NR * kc_stride;      // one (matrix, K block)'s panels
+  const int64_t shared_elems = batch * n_kb * block_elems;
+  const bool row_copy = KU == 1 && std::is_same_v<In, P> && d.b.col_stride == 1;
+  const bool shared_b = n_ic > 1 && k > 0 && !row_copy &&
+                        shared_elems * static_cast<int64_t>(sizeof(P)) <= (int64_t{2} << 20);
+  P* shared = shared_b ? pack_b_shared<C>(d, n_kb, n_panels, kc_stride) : nullptr;
+
   auto task = [&](int64_t t) {
     const int64_t bi = t / (n_ic * n_jc);
     const int64_t ic = (t / n_jc) % n_ic;
@@ -511,11 +615,16 @@ void gemm_typed(const GemmDesc& d) {
 
     C::begin_task();
     Acc* acc = t_acc.get<Acc>(rows_pad * ldacc);
-    P* bp = t_pack_b.get<P>(ldacc * KC);
+    P* own_b = shared_b ? nullptr : t_pack_b.get<P>(ldacc * KC);
     P* ap = t_pack_a.get<P>(MC * KC);
     for (int64_t pc = 0; pc < k; pc += KC) {
       const int64_t kcs = std::min(KC, k - pc), kc_pad = round_up(kcs, KPAD);
-      pack_b<C>(Bb + pc * d.b.row_stride, d.b.row_stride, d.b.col_stride, kcs, kc_pad, cols, bp);
+      P* bp = own_b;
+      if (shared_b) {  // this column block's panels: panel j0 / NR of the block
+        bp = shared + (bi * n_kb + pc / KC) * block_elems + j0 * kc_pad;
+      } else {
+        pack_b<C>(Bb + pc * d.b.row_stride, d.b.row_stride, d.b.col_stride, kcs, kc_pad, cols, bp);
+      }
       for (int64_t ib = 0; ib < rows; ib += MC) {
         const int64_t rb = std::min(MC, rows - ib);
         const bool direct = C::kDirectA && d.a.col_stride == 1 && kcs == kc_pad && rb % MR == 0 &&
