@@ -507,10 +507,10 @@ void store_tile(const GemmDesc& d, const typename C::acc_t* acc, int64_t ldacc,
 // ---- the driver ----------------------------------------------------------------
 
 // B of every matrix and K block, packed up front for gemm_typed's row
-// chunks to share: panel q of (matrix bi, K block kb) at
-// ((bi * n_kb + kb) * n_panels + q) * NR * kc_stride. Not inlined: it keeps
-// the product's own loop as it was (inlining it there cost small products
-// 3-5%, AMD EPYC).
+// chunks to share: the block of (matrix bi, K block kb) starts at
+// (bi * n_kb + kb) * n_panels * NR * kc_stride, and its panel q at
+// q * NR * kc_pad within it (kc_pad: that block's padded k, as pack_b lays
+// panels out). Runs once per product, so it is kept out of the task loop.
 template <class C>
 __attribute__((noinline)) typename C::pack_t* pack_b_shared(const GemmDesc& d, int64_t n_kb, int64_t n_panels,
                                                             int64_t kc_stride) {
@@ -536,7 +536,6 @@ __attribute__((noinline)) typename C::pack_t* pack_b_shared(const GemmDesc& d, i
   });
   return shared;
 }
-
 
 template <class C>
 void gemm_typed(const GemmDesc& d) {
