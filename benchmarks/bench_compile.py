@@ -72,18 +72,33 @@ def _first_call(step, sync):
     return time.perf_counter() - t0
 
 
-def _interleaved(cases, repeat=5, min_time=0.3):
+def _balanced_orders(k):
+    """k orders of range(k) in which each case directly follows each other
+    case once (a Williams design; k even)."""
+    first = [0]
+    for j in range(1, k):
+        first.append((j + 1) // 2 if j % 2 else k - j // 2)
+    return [[(c + r) % k for c in first] for r in range(k)]
+
+
+def _interleaved(cases, rounds=2, min_time=0.3):
     """Median seconds per call of each (fn, sync), rounds alternating so all
-    cases see the same state of this shared machine."""
+    cases see the same state of this shared machine. The order changes from
+    round to round so that every case follows every other equally often: in
+    one fixed order the compiled tpu step always ran right after CPU's
+    compiled step, whose OpenMP threads keep spinning on a core after their
+    last region (libgomp's wait policy), and paid for that every time."""
     ns = [_calibrate(fn, sync, min_time) for fn, sync in cases]
     times = [[] for _ in cases]
-    for _ in range(repeat):
-        for (fn, sync), n, out in zip(cases, ns, times):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            sync()
-            out.append((time.perf_counter() - t0) / n)
+    for _ in range(rounds):
+        for order in _balanced_orders(len(cases)):
+            for i in order:
+                (fn, sync), n = cases[i], ns[i]
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    fn()
+                sync()
+                times[i].append((time.perf_counter() - t0) / n)
     return [statistics.median(t) for t in times]
 
 

@@ -9,6 +9,7 @@ as single nodes, and graph breaks falling back to eager tpu. Strict mode is on
 name would fault."""
 
 import copy
+import difflib
 import re
 import subprocess
 import sys
@@ -198,6 +199,9 @@ def test_generated_kernels_are_launched_on_the_stream():
     assert kernels, code
     for name in kernels:  # each kernel call is a launch, never a host call
         assert re.search(rf"^\s*{name}\(", code, re.M), code
+    # Buffers through the allocator's fast path, on the graph's device.
+    assert re.search(r"= empty_strided_tpu\(\(.*\), torch\.float32, 0\)$", code, re.M), code
+    assert "empty_strided(" not in code, code
     before = torch_tpu.stats()["launches"]
     fn(x, y)
     assert torch_tpu.stats()["launches"] - before >= len(kernels)
@@ -401,6 +405,65 @@ def test_embedding_backward_is_the_device_kernel_on_tpu_only():
     wc.grad = None
     _, cpu_codes = run_and_get_code(lambda: torch.compile(lookup)(wc, idx).sum().backward())
     assert "embedding_dense_backward.default(" not in "\n".join(cpu_codes)
+    assert _graph_breaks() == 0
+
+
+_KERNEL_SOURCE = re.compile(r"r'''\n(.*?)'''", re.S)
+_TPU_MARK = "// torch_tpu: a tpu device kernel, launched on the current stream\n"
+
+
+def _kernel_sources(codes):
+    return [s.replace(_TPU_MARK, "") for s in _KERNEL_SOURCE.findall("\n".join(codes))]
+
+
+def _cat_of_heads(q, k, v):
+    # The GPT example's backward: q, k and v's gradients back into one row.
+    return torch.cat([t.transpose(1, 2).reshape(4, 8, 32) for t in (q * 2, k, v)], -1)
+
+
+@pytest.mark.parametrize("name,fn,shapes", [
+    # Welford below 8 values on GPUs, two passes up to 1,024 on CPU.
+    ("layer_norm", lambda x, w: torch.nn.functional.layer_norm(x + 1, (32,), w), [(4, 8, 32), (32,)]),
+    ("var_mean", lambda x: torch.var_mean(x * 2, dim=-1), [(16, 48)]),
+    # Copies into slices on CPU, a masked pointwise kernel on GPUs.
+    ("cat_of_heads", _cat_of_heads, [(4, 4, 8, 8)] * 3),
+    ("cat_of_pointwise", lambda a, b: torch.cat([a.exp(), b.sin()], 1), [(4, 24), (4, 24)]),
+    # Not written as a cat on CPU.
+    ("right_pad", lambda a: torch.nn.functional.pad(a.relu(), (0, 3)), [(4, 6, 5)]),
+    ("softmax_reused", lambda a: torch.softmax(a * 3, -1) * a.exp(), [(8, 40)]),
+])
+def test_tpu_kernels_are_cpus_kernels(name, fn, shapes):
+    # tpu's kernels are the C++ Inductor writes for CPU; where torch decides
+    # by device.type == "cpu" (cat, var_mean, pad, realizing, loop
+    # reordering) tpu must get CPU's choice, not the one made for Triton
+    # (torch_tpu/_compile/cpp_choices.py). Forward and backward kernels
+    # alike.
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(s, generator=g) for s in shapes]
+
+    def train(*inputs):
+        out = torch.compile(fn)(*inputs)
+        out = out if isinstance(out, torch.Tensor) else sum(o.sum() for o in out)
+        out.sum().backward()
+        return out
+
+    cpu_args = [a.clone().requires_grad_() for a in args]
+    _, cpu_codes = run_and_get_code(train, *cpu_args)
+    torch._dynamo.reset()
+    tpu_args = [a.to("tpu").requires_grad_() for a in args]
+    with torch_tpu.no_fallback():
+        out, tpu_codes = run_and_get_code(train, *tpu_args)
+    cpu_kernels, tpu_kernels = _kernel_sources(cpu_codes), _kernel_sources(tpu_codes)
+    assert cpu_kernels and len(tpu_kernels) == len(cpu_kernels), "\n".join(tpu_codes)
+    for c, t in zip(cpu_kernels, tpu_kernels):
+        assert t == c, "\n".join(difflib.unified_diff(c.splitlines(), t.splitlines(), "cpu", "tpu", lineterm=""))
+    ref_args = [a.clone().requires_grad_() for a in args]
+    ref = fn(*ref_args)
+    ref = ref if isinstance(ref, torch.Tensor) else sum(o.sum() for o in ref)
+    ref.sum().backward()
+    torch.testing.assert_close(out.detach().cpu(), ref.detach(), rtol=1e-4, atol=1e-4)
+    for t, r in zip(tpu_args, ref_args):
+        torch.testing.assert_close(t.grad.cpu(), r.grad, rtol=1e-4, atol=1e-4)
     assert _graph_breaks() == 0
 
 

@@ -6,7 +6,8 @@
 
 namespace torch_tpu::python {
 
-// Adds _launch_compiled and _intern_kernel_name to torch_tpu._C.
+// Adds _launch_compiled, _intern_kernel_name and _empty_strided_tpu (the
+// wrapper's buffer allocation) to torch_tpu._C.
 void register_compiled_launch(pybind11::module& m);
 
 }  // namespace torch_tpu::python
