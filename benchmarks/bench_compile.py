@@ -81,7 +81,7 @@ def _balanced_orders(k):
     return [[(c + r) % k for c in first] for r in range(k)]
 
 
-def _interleaved(cases, rounds=2, min_time=0.3):
+def _interleaved(cases, rounds=3, min_time=0.3):
     """Median seconds per call of each (fn, sync), rounds alternating so all
     cases see the same state of this shared machine. The order changes from
     round to round so that every case follows every other equally often: in
