@@ -192,5 +192,5 @@ def test_device_capability_is_the_kernels_feature_level():
     assert (major, minor) == (1, expected)
     props = torch.tpu.get_device_properties(torch.tpu.device_count() - 1)
     assert (props.major, props.minor) == torch.tpu.get_device_capability("tpu:1") == (major, minor)
-    with pytest.raises(RuntimeError, match="Invalid device index"):
+    with pytest.raises(RuntimeError, match=f"Invalid device index: tpu:{torch.tpu.device_count()} "):
         torch.tpu.get_device_capability(torch.tpu.device_count())

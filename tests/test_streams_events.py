@@ -60,7 +60,7 @@ def test_device_context_manager_and_set_device():
     assert torch.accelerator.current_device_index() == 1
     torch.tpu.set_device("tpu:0")
     assert torch.tpu.current_device() == 0
-    with pytest.raises(RuntimeError, match="Invalid device index"):
+    with pytest.raises(RuntimeError, match="Invalid device index: tpu:7 "):
         torch.tpu.set_device(7)
 
 

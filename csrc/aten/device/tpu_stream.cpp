@@ -59,7 +59,8 @@ c10::DeviceIndex device_count() noexcept {
 }
 
 void check_device_index(c10::DeviceIndex index) {
-  TORCH_CHECK(index >= 0 && index < device_count(), "Invalid device index: tpu:", index,
+  // DeviceIndex is a signed char: streamed as is it prints a control character.
+  TORCH_CHECK(index >= 0 && index < device_count(), "Invalid device index: tpu:", static_cast<int>(index),
               " (torch_tpu has ", static_cast<int>(device_count()),
               " devices; set TORCH_TPU_DEVICE_COUNT to change that)");
 }
