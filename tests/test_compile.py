@@ -409,11 +409,16 @@ def test_embedding_backward_is_the_device_kernel_on_tpu_only():
 
 
 _KERNEL_SOURCE = re.compile(r"r'''\n(.*?)'''", re.S)
-_TPU_MARK = "// torch_tpu: a tpu device kernel, launched on the current stream\n"
 
 
 def _kernel_sources(codes):
+    from torch_tpu._compile.inductor import _TPU_MARK
+
     return [s.replace(_TPU_MARK, "") for s in _KERNEL_SOURCE.findall("\n".join(codes))]
+
+
+def _one_tensor(out):
+    return out if isinstance(out, torch.Tensor) else sum(o.sum() for o in out)
 
 
 def _cat_of_heads(q, k, v):
@@ -442,8 +447,7 @@ def test_tpu_kernels_are_cpus_kernels(name, fn, shapes):
     args = [torch.randn(s, generator=g) for s in shapes]
 
     def train(*inputs):
-        out = torch.compile(fn)(*inputs)
-        out = out if isinstance(out, torch.Tensor) else sum(o.sum() for o in out)
+        out = _one_tensor(torch.compile(fn)(*inputs))
         out.sum().backward()
         return out
 
@@ -458,8 +462,7 @@ def test_tpu_kernels_are_cpus_kernels(name, fn, shapes):
     for c, t in zip(cpu_kernels, tpu_kernels):
         assert t == c, "\n".join(difflib.unified_diff(c.splitlines(), t.splitlines(), "cpu", "tpu", lineterm=""))
     ref_args = [a.clone().requires_grad_() for a in args]
-    ref = fn(*ref_args)
-    ref = ref if isinstance(ref, torch.Tensor) else sum(o.sum() for o in ref)
+    ref = _one_tensor(fn(*ref_args))
     ref.sum().backward()
     torch.testing.assert_close(out.detach().cpu(), ref.detach(), rtol=1e-4, atol=1e-4)
     for t, r in zip(tpu_args, ref_args):
