@@ -1,6 +1,7 @@
 """Reflection and replication padding on tpu against CPU eager: 1d/2d/3d,
 batched and unbatched, asymmetric and negative (cropping) padding, every
-dtype forward (the kernel moves bits), floating backward through autograd,
+dtype forward (the kernel moves bits), floating and complex backward through
+autograd,
 channels-last input, and ATen's errors for padding larger than the input."""
 
 import pytest
@@ -22,12 +23,15 @@ CASES = [  # (shape, pad)
 def rand(shape, dtype=torch.float32, seed=0):
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(shape, generator=g, dtype=torch.float64) * 5
-    return x.to(dtype) if not dtype.is_complex else torch.complex(x, -x).to(dtype)
+    if not dtype.is_complex:
+        return x.to(dtype)
+    return torch.complex(x, torch.randn(shape, generator=g, dtype=torch.float64) * 5).to(dtype)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 @pytest.mark.parametrize("case", CASES, ids=str)
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16,
+                                   torch.complex64, torch.complex128], ids=str)
 def test_forward_and_backward_match_cpu(mode, case, dtype):
     shape, pad = case
     x = rand(shape, dtype)

@@ -65,15 +65,26 @@ void forward_bits(const PadDesc& d, const Map& m, const void* x, void* y) {
 
 struct Bits16 { uint64_t lo, hi; };  // complex128
 
+// A complex gradient sums its real and imaginary parts independently, so a
+// complex plane is summed as interleaved pairs of its part type (lanes = 2).
 template <typename C>
-void backward_typed(const PadDesc& d, const Map& m, const void* grad_output, void* grad_input) {
-  runtime::parallel_for(0, d.planes, nn::rows_grain(m.out_total), [&](int64_t b, int64_t e) {
-    std::vector<C> acc(m.in_total), g(m.out_total);
+void backward_typed(const PadDesc& d, const Map& m, DType part, int lanes, const void* grad_output,
+                    void* grad_input) {
+  const int64_t in_n = m.in_total * lanes, out_n = m.out_total * lanes;
+  runtime::parallel_for(0, d.planes, nn::rows_grain(out_n), [&](int64_t b, int64_t e) {
+    std::vector<C> acc(in_n), g(out_n);
     for (int64_t p = b; p < e; ++p) {
       std::fill(acc.begin(), acc.end(), C(0));
-      nn::load_row(grad_output, d.dtype, p * m.out_total, m.out_total, g.data());
-      for (int64_t o = 0; o < m.out_total; ++o) acc[m.flat[o]] += g[o];
-      nn::store_row(acc.data(), m.in_total, grad_input, d.dtype, p * m.in_total);
+      nn::load_row(grad_output, part, p * out_n, out_n, g.data());
+      if (lanes == 1) {
+        for (int64_t o = 0; o < m.out_total; ++o) acc[m.flat[o]] += g[o];
+      } else {
+        for (int64_t o = 0; o < m.out_total; ++o) {
+          acc[2 * m.flat[o]] += g[2 * o];
+          acc[2 * m.flat[o] + 1] += g[2 * o + 1];
+        }
+      }
+      nn::store_row(acc.data(), in_n, grad_input, part, p * in_n);
     }
   });
 }
@@ -93,9 +104,14 @@ void pad_forward(const PadDesc& d, const void* x, void* y) {
 }
 
 void pad_backward(const PadDesc& d, const void* grad_output, void* grad_input) {
-  if (!nn::is_nn_float(d.dtype)) throw std::invalid_argument("pad backward: unsupported dtype");
+  const bool complex = d.dtype == DType::kComplex64 || d.dtype == DType::kComplex128;
+  if (!complex && !nn::is_nn_float(d.dtype)) throw std::invalid_argument("pad backward: unsupported dtype");
+  const DType part = d.dtype == DType::kComplex64 ? DType::kFloat32
+                     : d.dtype == DType::kComplex128 ? DType::kFloat64 : d.dtype;
   const Map m = map_of(d);
-  nn::with_compute_type(d.dtype, [&](auto c) { backward_typed<decltype(c)>(d, m, grad_output, grad_input); });
+  nn::with_compute_type(part, [&](auto c) {
+    backward_typed<decltype(c)>(d, m, part, complex ? 2 : 1, grad_output, grad_input);
+  });
 }
 
 }  // namespace torch_tpu::kernels

@@ -26,7 +26,8 @@ struct PadDesc {
 // y[p, o] = x[p, source(o)]: any dtype (moves element bits).
 void pad_forward(const PadDesc& d, const void* x, void* y);
 // grad_input[p, i] = sum of grad_output[p, o] over the o with source(o) = i,
-// in float (double for float64); floating dtypes.
+// in float (double for float64 and complex128); floating and complex dtypes
+// (a complex element sums its two parts independently).
 void pad_backward(const PadDesc& d, const void* grad_output, void* grad_input);
 
 }  // namespace torch_tpu::kernels

@@ -59,8 +59,6 @@ void forward(const kernels::PadDesc& d, const at::Tensor& self, const at::Tensor
 
 void backward(const kernels::PadDesc& d, const at::Tensor& grad_output, const at::Tensor& grad_input,
               const char* name) {
-  TORCH_CHECK(at::isFloatingType(grad_output.scalar_type()), "\"", name, "\" not implemented for '",
-              grad_output.scalar_type(), "' on tpu");
   const at::Tensor g = grad_output.contiguous();
   into_contiguous(grad_input, [&](const at::Tensor& gi) {
     if (gi.numel() == 0) return;
