@@ -295,6 +295,22 @@ def test_masked_fill_errors():
         x.masked_fill_(tpu(torch.ones(3, dtype=torch.bool)), tpu(torch.ones(2)))
 
 
+@pytest.mark.parametrize("mask", [True, False])
+def test_masked_scatter_and_select_backward_of_a_0dim_tensor(mask):
+    # masked_select's backward is masked_scatter_ into a 0-dim zeros for a
+    # 0-dim input: a 0-dim mask must not become an index that a 0-dim self rejects.
+    results = []
+    for device in ("cpu", "tpu"):
+        x = torch.tensor(2.5, device=device, requires_grad=True)
+        m = torch.tensor(mask, device=device)
+        y = torch.masked_select(x, m)
+        (y * 3).sum().backward()
+        z = torch.zeros((), device=device).masked_scatter_(m, torch.tensor([7.0, 8.0], device=device))
+        results.append([t.detach().cpu() for t in (y, x.grad, z)])
+    for got, expected in zip(*reversed(results)):
+        torch.testing.assert_close(got, expected)
+
+
 # ---- cat / stack -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])

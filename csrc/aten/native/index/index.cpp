@@ -266,7 +266,11 @@ at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::
   const int64_t n = m.sum().item<int64_t>();
   TORCH_CHECK(source.numel() >= n, "Number of elements of source < number of ones in mask");
   if (n == 0) return self;
-  self.index_put_(c10::List<std::optional<at::Tensor>>({m}), source.reshape(-1).narrow(0, 0, n));
+  // A 0-dim mask is an index of rank 1, which a 0-dim self cannot take
+  // (IndexError); its one element is the same as a 1-element view's.
+  at::Tensor target = self.dim() == 0 ? self.view({1}) : self;
+  const at::Tensor index = m.dim() == 0 ? m.view({1}) : m;
+  target.index_put_(c10::List<std::optional<at::Tensor>>({index}), source.reshape(-1).narrow(0, 0, n));
   return self;
 }
 
