@@ -436,6 +436,8 @@ def _cat_of_heads(q, k, v):
     # Not written as a cat on CPU.
     ("right_pad", lambda a: torch.nn.functional.pad(a.relu(), (0, 3)), [(4, 6, 5)]),
     ("softmax_reused", lambda a: torch.softmax(a * 3, -1) * a.exp(), [(8, 40)]),
+    # A Python number as the divisor (the patched constant check's input).
+    ("avg_pool_divisor", lambda a: torch.nn.functional.avg_pool2d(a, 3, 1, 1, divisor_override=2), [(1, 3, 9, 9)]),
 ])
 def test_tpu_kernels_are_cpus_kernels(name, fn, shapes):
     # tpu's kernels are the C++ Inductor writes for CPU; where torch decides

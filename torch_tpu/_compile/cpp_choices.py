@@ -32,7 +32,10 @@ from __future__ import annotations
 
 
 def _on_tpu(node) -> bool:
-    device = node.get_device() if node is not None else None
+    # Lowerings pass Python numbers too (div_prim's divisor: avg_pool's
+    # divisor_override); those have no device and keep torch's choice.
+    get_device = getattr(node, "get_device", None)
+    device = get_device() if get_device is not None else None
     return device is not None and device.type == "tpu"
 
 
