@@ -154,6 +154,21 @@ def test_cdist_and_pdist_backwards_match_cpu(p):
         torch.testing.assert_close(tpu, cpu)
 
 
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("shapes", [((2, 2, 3, 2), (2, 2, 4, 2)), ((2, 1, 3, 2), (3, 4, 2))], ids=str)
+def test_cdist_backward_with_several_batch_dims(p, shapes):
+    # ATen's _cdist_backward expands the batch dims but does not flatten them.
+    g = torch.Generator().manual_seed(5)
+    x1, x2 = (torch.randn(s, generator=g, dtype=torch.float64) for s in shapes)
+    results = []
+    for device in ("cpu", "tpu"):
+        a, b = (t.to(device).requires_grad_() for t in (x1, x2))
+        d = torch.cdist(a, b, p=p)
+        results.append([t.cpu() for t in torch.autograd.grad((d * d.detach()).sum(), [a, b])])
+    for tpu, cpu in zip(results[1], results[0]):
+        torch.testing.assert_close(tpu, cpu)
+
+
 def test_triu_tril_indices_on_tpu():
     for fn in (torch.triu_indices, torch.tril_indices):
         for args in [(4, 4), (3, 5, 1), (5, 3, -2), (0, 3)]:

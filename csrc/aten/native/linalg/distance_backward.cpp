@@ -50,11 +50,14 @@ at::Tensor distance_grad(const at::Tensor& grad, const at::Tensor& x1, const at:
 
 }  // namespace
 
-// ATen's _cdist_backward has expanded and flattened the batch dims: grad and
-// cdist (B, n, r), x1 (B, n, m), x2 (B, r, m); result (B, n, m), unwritten.
+// ATen's _cdist_backward has expanded the batch dims, contiguous, but not
+// flattened them: grad and cdist (..., n, r), x1 (..., n, m), x2 (..., r, m);
+// result (B, n, m) with B their product, unwritten.
 void cdist_backward_kernel(at::Tensor& result, const at::Tensor& grad, const at::Tensor& x1, const at::Tensor& x2,
                            const double p, const at::Tensor& cdist) {
-  result.copy_(distance_grad(grad, x1, x2, p, cdist));
+  const int64_t n = x1.size(-2), m = x1.size(-1), r = x2.size(-2);
+  result.copy_(distance_grad(grad.reshape({-1, n, r}), x1.reshape({-1, n, m}), x2.reshape({-1, r, m}), p,
+                             cdist.reshape({-1, n, r})));
 }
 
 // pdist's pairs i < j in row-major order: the symmetric (n, n) matrices of
