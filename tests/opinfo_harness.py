@@ -606,7 +606,8 @@ def _not_predictable(how: str, e: Exception) -> bool:
     DataDependentOutputException/DynamicOutputShapeException (nonzero, item);
     on the meta device, the refusals of exactly those ops ("no correct
     data-independent implementation", "item() cannot be called on meta
-    tensors", no Meta kernel for masked_select)."""
+    tensors", no Meta kernel for masked_select, repeat_interleave's index
+    vector without output_size)."""
     if how == "fake":
         from torch._subclasses.fake_tensor import (DataDependentOutputException,
                                                    DynamicOutputShapeException)
@@ -615,7 +616,8 @@ def _not_predictable(how: str, e: Exception) -> bool:
     text = str(e)
     return (isinstance(e, NotImplementedError) and (
         "data-independent" in text or "with Meta tensors" in text)) or (
-        isinstance(e, RuntimeError) and "cannot be called on meta tensors" in text)
+        isinstance(e, RuntimeError) and ("cannot be called on meta tensors" in text or
+                                          "cannot repeat_interleave a meta tensor without output_size" in text))
 
 
 def _aliasing(outputs, sample) -> list:

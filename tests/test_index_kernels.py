@@ -311,6 +311,44 @@ def test_masked_scatter_and_select_backward_of_a_0dim_tensor(mask):
         torch.testing.assert_close(got, expected)
 
 
+# ---- repeat_interleave ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_repeat_interleave_with_a_repeats_tensor(dtype):
+    x = torch.arange(12.0).reshape(4, 3)
+    repeats = torch.tensor([2, 0, 3, 1], dtype=dtype)
+    for dim in (0, None):
+        r = repeats if dim == 0 else repeats.repeat(3)
+        same(tpu(x).repeat_interleave(tpu(r), dim=dim), x.repeat_interleave(r, dim=dim))
+    same(torch.repeat_interleave(tpu(repeats)), torch.repeat_interleave(repeats))  # the index vector itself
+    same(tpu(x).repeat_interleave(tpu(torch.tensor(2, dtype=dtype)), dim=1), x.repeat_interleave(2, dim=1))
+    empty = torch.repeat_interleave(tpu(torch.tensor([], dtype=dtype)))
+    assert empty.dtype == dtype and empty.shape == (0,)
+    # The length is data: one synchronisation, none with output_size.
+    torch_tpu.reset_stats()
+    torch.repeat_interleave(tpu(repeats))
+    assert torch_tpu.stats()["syncs"].get("repeat_interleave") == 1
+    torch_tpu.reset_stats()
+    got = torch.repeat_interleave(tpu(repeats), output_size=6)
+    assert torch_tpu.stats()["syncs"].get("repeat_interleave", 0) == 0
+    same(got, torch.repeat_interleave(repeats))
+
+
+def test_repeat_interleave_errors_like_cpu():
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        torch.repeat_interleave(tpu(torch.tensor([1, -1])))
+    with pytest.raises(RuntimeError, match="repeat_interleave only accept 1D vector as repeat"):
+        torch.repeat_interleave(tpu(torch.tensor([[1]])))
+    with pytest.raises(NotImplementedError, match="Float"):
+        torch.repeat_interleave(tpu(torch.tensor([1.0])))
+    # With output_size nothing is read back: the device finds a wrong size,
+    # the next synchronisation reports it, and the stream goes on.
+    wrong = torch.repeat_interleave(tpu(torch.tensor([1, 2])), output_size=4)
+    with pytest.raises(RuntimeError, match="allocated size does not match required size"):
+        wrong.cpu()
+    same(torch.repeat_interleave(tpu(torch.tensor([1, 2])), output_size=3), torch.tensor([0, 1, 1]))
+
+
 # ---- cat / stack -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])

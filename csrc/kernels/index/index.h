@@ -54,6 +54,14 @@ inline constexpr IndexBounds kScatterBounds{};
 // advanced indexing (index, index_put): IndexError, negatives wrap.
 inline constexpr IndexBounds kAdvancedIndexBounds{true, true, nullptr, "", -1};
 
+// repeat_interleave(repeats), repeats contiguous int32 or int64 of length n.
+// total: their sum; a negative one is CPU's RuntimeError "repeats can not be
+// negative". write: out[j] = i for the repeats[i] positions after those of
+// repeats[0..i), out of repeats' dtype and `total` long; a total that is not
+// the sum is "allocated size does not match required size" (RuntimeError).
+void repeat_interleave_total(const void* repeats, DType dtype, int64_t n, int64_t* total);
+void repeat_interleave_write(const void* repeats, DType dtype, int64_t n, void* out, int64_t total);
+
 // out.select(dim, i) = self.select(dim, index[i]) for i < index.numel().
 // out and self have the same dtype and rank; out.sizes[dim] == index.numel();
 // index is int32 or int64 with at most one dimension. An index outside

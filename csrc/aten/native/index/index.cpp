@@ -1,5 +1,5 @@
 // Indexing ops ATen implements for CPU only ("direct" route): index_select,
-// masked_fill_, nonzero, masked_select. Checks follow CPU's
+// masked_fill_, nonzero, masked_select, repeat_interleave's index vector. Checks follow CPU's
 // (TensorAdvancedIndexing.cpp / Indexing.cpp) with its messages; the work is
 // one kernel on the current stream. An index out of range is found by the
 // kernel and raised (IndexError, CPU's message) at the next synchronisation:
@@ -11,6 +11,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/index.h>
 #include <ATen/ops/index_put.h>
@@ -36,6 +37,7 @@
 #include "generated/ops/nonzero_out.h"
 #include "generated/ops/nonzero_static.h"
 #include "generated/ops/nonzero_static_out.h"
+#include "generated/ops/repeat_interleave_Tensor.h"
 #include "kernels/index/index.h"
 #include "kernels/shape/shape.h"
 
@@ -214,6 +216,41 @@ at::Tensor nonzero_static(const at::Tensor& self, int64_t size, int64_t fill_val
   TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
   at::Tensor out = at::empty_strided({size, self.dim()}, {1, size}, self.options().dtype(at::kLong));
   return nonzero_static_out(self, size, fill_value, out);
+}
+
+// ---- repeat_interleave ---------------------------------------------------------
+// The index vector behind repeat_interleave(self, repeats tensor): repeats[i]
+// copies of i. Without output_size its length is the repeats' sum, read back
+// (a counted synchronisation, as CPU's item() and CUDA's); with it nothing is
+// read, and the device checks the sum, reported at the next synchronisation.
+// CPU's checks and messages (Repeat.h).
+at::Tensor repeat_interleave_Tensor(const at::Tensor& repeats, std::optional<int64_t> output_size) {
+  TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  TORCH_CHECK(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
+              "repeats has to be Long or Int tensor");
+  if (repeats.size(0) == 0) return at::empty_like(repeats, at::MemoryFormat::Contiguous);
+  const at::Tensor r = repeats.contiguous();
+  const c10::DeviceIndex dev = r.device().index();
+  const kernels::DType dtype = device_dtype(r.scalar_type(), "repeat_interleave");
+  const int64_t n = r.size(0);
+  const void* rp = r.const_data_ptr();
+  int64_t total = 0;
+  if (output_size.has_value()) {
+    total = *output_size;
+  } else {
+    at::Tensor total_dev = at::empty({}, r.options().dtype(at::kLong));
+    int64_t* t = total_dev.mutable_data_ptr<int64_t>();
+    launch(dev, "repeat_interleave_total", {rp, t},
+           [rp, dtype, n, t] { kernels::repeat_interleave_total(rp, dtype, n, t); });
+    telemetry::count_sync("repeat_interleave");
+    TPU_CHECK(runtime::memcpy_and_sync(&total, t, sizeof(int64_t), runtime::MemcpyKind::kDeviceToHost,
+                                       native_stream(current_stream(dev))));
+  }
+  at::Tensor out = at::empty({total}, r.options());
+  void* op = out.data_ptr();
+  launch(dev, "repeat_interleave", {rp, op},
+         [rp, dtype, n, op, total] { kernels::repeat_interleave_write(rp, dtype, n, op, total); });
+  return out;
 }
 
 // masked_select: broadcast self and mask, then self[mask] through the tpu
