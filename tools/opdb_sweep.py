@@ -1,6 +1,6 @@
 """Which aten operators do torch's op_db and module_db still miss on tpu?
 
-Runs the first samples of every op_db entry (float32, or the entry's first CPU
+Runs the samples of every op_db entry (float32, or the entry's first CPU
 dtype) forward and, where the entry supports autograd, backward, with the
 fallback policy `error`, and collects the operators that raise "has no tpu
 kernel". Prints them by how many op_db entries each one blocks. This is a
@@ -84,7 +84,8 @@ def sweep(samples, name_filter):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=None,
+                        help="samples per entry and dtype (default: all; the first 3 missed repeat_interleave.Tensor)")
     parser.add_argument("--filter", default="")
     parser.add_argument("--errors", action="store_true", help="also list other errors")
     options = parser.parse_args(argv)
