@@ -299,7 +299,10 @@ at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::
     TORCH_WARN("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
                "please use a mask with dtype torch.bool instead.");
   }
-  const at::Tensor m = b_mask->scalar_type() == at::ScalarType::Bool ? *b_mask : b_mask->to(at::kBool);
+  // CPU warns, then its kernel refuses the uint8 mask; CUDA refuses it at once.
+  TORCH_CHECK(b_mask->scalar_type() == at::ScalarType::Bool,
+              "masked_scatter_ only supports boolean masks, but got mask with dtype ", b_mask->scalar_type());
+  const at::Tensor& m = *b_mask;
   const int64_t n = m.sum().item<int64_t>();
   TORCH_CHECK(source.numel() >= n, "Number of elements of source < number of ones in mask");
   if (n == 0) return self;
