@@ -48,7 +48,8 @@ Conv check(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& 
            at::IntArrayRef output_padding, int64_t groups) {
   Conv c;
   const int64_t k = weight.dim();
-  TORCH_CHECK(k >= 3 && k <= 5, "convolution: expected a 3-, 4- or 5-dimensional weight, got ", weight.sizes());
+  TORCH_CHECK(k >= 3, "weight should have at least three dimensions");  // ATen's _convolution
+  TORCH_CHECK(k <= 5, "convolution: expected a 3-, 4- or 5-dimensional weight, got ", weight.sizes());
   TORCH_CHECK(input.dim() == k, "Expected ", k, "-dimensional input for ", k, "-dimensional weight ",
               weight.sizes(), ", but got ", input.dim(), "-dimensional input of size ", input.sizes(),
               " instead");
@@ -77,6 +78,8 @@ Conv check(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& 
   const int64_t in_channels = input.size(1);
   int64_t out_channels = 0;
   if (!transposed) {
+    TORCH_CHECK(weight.size(0) >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
+                " at dimension 0, but got weight of size ", weight.sizes(), " instead");
     TORCH_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ",
                 groups, " at dimension 0, but got weight of size ", weight.sizes(), " instead");
     TORCH_CHECK(in_channels == weight.size(1) * groups, "Given groups=", groups, ", weight of size ",
@@ -87,6 +90,8 @@ Conv check(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& 
     TORCH_CHECK(in_channels == weight.size(0), "Given transposed=1, weight of size ", weight.sizes(),
                 ", expected input", input.sizes(), " to have ", weight.size(0), " channels, but got ",
                 in_channels, " channels instead");
+    TORCH_CHECK(weight.size(0) >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
+                " at dimension 0, but got weight of size ", weight.sizes(), " instead");
     TORCH_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ",
                 groups, " at dimension 0, but got weight of size ", weight.sizes(), " instead");
     out_channels = weight.size(1) * groups;
