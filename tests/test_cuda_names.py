@@ -39,7 +39,6 @@ CUDA_ONLY = {
     "list_gpu_processes": "NVML process listing",
     "ipc_collect": "CUDA IPC handles (the tpu runtime has no inter-process memory)",
     "sparse": "cuSPARSE-specific helpers",
-    "amp": "torch.cuda.amp is deprecated; torch.amp.autocast('tpu') and torch.amp.GradScaler('tpu')",
     "profiler": "CUDA's nvprof/Nsight start/stop",
     "CUDAPluggableAllocator": "loads a cudaMalloc-style allocator from a .so",
     "change_current_allocator": "swaps in a CUDAPluggableAllocator",

@@ -8,6 +8,7 @@ from .. import _C
 
 import torch
 
+from . import amp  # noqa: E402,F401  (torch.tpu.amp: CUDA's deprecated AMP names)
 from . import autograd_exit  # noqa: E402,F401  (drains the autograd threads at exit)
 from .device import (
     _DeviceProperties,
