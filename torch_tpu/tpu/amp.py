@@ -9,7 +9,6 @@ CUDA's does, naming its replacement.
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import torch
@@ -43,10 +42,10 @@ class GradScaler(torch.amp.GradScaler):
 def custom_fwd(fwd=None, *, cast_inputs=None):
     """torch.amp.custom_fwd(..., device_type="tpu")."""
     _deprecated("custom_fwd", "torch.amp.custom_fwd(args..., device_type='tpu')")
-    return functools.partial(torch.amp.custom_fwd, device_type="tpu")(fwd=fwd, cast_inputs=cast_inputs)
+    return torch.amp.custom_fwd(fwd, device_type="tpu", cast_inputs=cast_inputs)
 
 
 def custom_bwd(bwd):
     """torch.amp.custom_bwd(..., device_type="tpu")."""
     _deprecated("custom_bwd", "torch.amp.custom_bwd(args..., device_type='tpu')")
-    return functools.partial(torch.amp.custom_bwd, device_type="tpu")(bwd)
+    return torch.amp.custom_bwd(bwd, device_type="tpu")

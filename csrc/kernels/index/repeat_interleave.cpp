@@ -22,6 +22,20 @@ void check_dtype(DType dtype) {
   }
 }
 
+// The repeats' sum, their running sums into `ends` when given; true when
+// one of them is negative.
+bool running_sums(const void* repeats, DType dtype, int64_t n, int64_t* sum, int64_t* ends) {
+  bool negative = false;
+  *sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r = repeat_at(repeats, dtype, i);
+    negative |= r < 0;
+    *sum += r;
+    if (ends != nullptr) ends[i] = *sum;
+  }
+  return negative;
+}
+
 template <typename T>
 void fill(const std::vector<int64_t>& ends, const void* repeats, DType dtype, T* out) {
   const int64_t n = static_cast<int64_t>(ends.size());
@@ -39,13 +53,7 @@ void fill(const std::vector<int64_t>& ends, const void* repeats, DType dtype, T*
 void repeat_interleave_total(const void* repeats, DType dtype, int64_t n, int64_t* total) {
   check_dtype(dtype);
   int64_t sum = 0;
-  bool negative = false;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t r = repeat_at(repeats, dtype, i);
-    negative |= r < 0;
-    sum += r;
-  }
-  if (negative) throw_data_error("repeats can not be negative");
+  if (running_sums(repeats, dtype, n, &sum, nullptr)) throw_data_error("repeats can not be negative");
   *total = sum;
 }
 
@@ -54,12 +62,7 @@ void repeat_interleave_write(const void* repeats, DType dtype, int64_t n, void* 
   if (n == 0) return;
   std::vector<int64_t> ends(n);
   int64_t sum = 0;
-  bool negative = false;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t r = repeat_at(repeats, dtype, i);
-    negative |= r < 0;
-    ends[i] = sum += r;
-  }
+  const bool negative = running_sums(repeats, dtype, n, &sum, ends.data());
   // CPU's order: the size first, then the signs.
   if (sum != total) throw_data_error("allocated size does not match required size");
   if (negative) throw_data_error("repeats can not be negative");
