@@ -12,16 +12,15 @@ operator must run on the device: a host fallback raises. With
 
 from __future__ import annotations
 
-import argparse
-import copy
-import math
 import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import torch_tpu
+import torch_tpu  # noqa: F401  (the "tpu" device)
+
+import compare_training
 
 
 class Block(nn.Module):
@@ -65,7 +64,11 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
 
 
-def batches(steps: int, batch: int, context: int, vocab: int, seed: int = 0):
+def model() -> GPT:
+    return GPT()
+
+
+def batches(steps: int, batch: int = 8, context: int = 32, vocab: int = 96, seed: int = 0):
     """A fixed synthetic corpus (a noisy repeating pattern the model can learn)."""
     g = torch.Generator().manual_seed(seed)
     base = torch.arange(vocab).repeat(4)
@@ -77,64 +80,32 @@ def batches(steps: int, batch: int, context: int, vocab: int, seed: int = 0):
         yield seq[:, :-1].contiguous(), seq[:, 1:].contiguous()
 
 
-def train(model: nn.Module, device: str, steps: int, batch: int = 8,
-          amp_dtype: torch.dtype | None = None) -> list[float]:
+def optimizer(model: nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1, foreach=True)
+
+
+def train_step(model: nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,
+               amp_dtype: torch.dtype | None = None) -> float:
     """amp_dtype: run the forward under torch.autocast(device, amp_dtype)
     (mixed precision; the weights and the optimizer stay in float32)."""
+    with torch.autocast(x.device.type, dtype=amp_dtype or torch.bfloat16, enabled=amp_dtype is not None):
+        loss = model(x, y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
+    opt.step()
+    return loss.item()
+
+
+def train(model: nn.Module, device: str, steps: int, batch: int = 8,
+          amp_dtype: torch.dtype | None = None) -> list[float]:
     model = model.to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1, foreach=True)
-    losses = []
-    for x, y in batches(steps, batch, 32, 96):
-        x, y = x.to(device), y.to(device)
-        amp = torch.autocast(device, dtype=amp_dtype or torch.bfloat16,
-                             enabled=amp_dtype is not None)
-        with amp:
-            loss = model(x, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
-        opt.step()
-        losses.append(loss.item())
-    return losses
+    opt = optimizer(model)
+    return [train_step(model, opt, x.to(device), y.to(device), amp_dtype) for x, y in batches(steps, batch)]
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--allow-fallback", action="store_true")
-    args = p.parse_args(argv)
-
-    torch.manual_seed(0)
-    reference = GPT()
-    model = copy.deepcopy(reference)
-
-    cpu_losses = train(reference, "cpu", args.steps)
-    if args.allow_fallback:
-        torch_tpu.set_fallback_policy("allow")
-    torch_tpu.reset_stats()
-    with torch_tpu.trace_ops():
-        tpu_losses = train(model, "tpu", args.steps)
-    stats = torch_tpu.stats()
-
-    for i, (c, t) in enumerate(zip(cpu_losses, tpu_losses)):
-        print(f"step {i:2d}  cpu {c:.5f}  tpu {t:.5f}  diff {abs(c - t):.2e}")
-    fallbacks = {op: r["fallback"] for op, r in stats["ops"].items() if "fallback" in r}
-    routes = {}
-    for op, r in stats["ops"].items():
-        for route, n in r.items():
-            routes[route] = routes.get(route, 0) + n
-    print("op calls by route:", routes)
-    if fallbacks:
-        print("host fallbacks:")
-        for op, n in sorted(fallbacks.items()):
-            print(f"  {op}: {n}")
-        return 1
-    worst = max(abs(c - t) / max(abs(c), 1e-6) for c, t in zip(cpu_losses, tpu_losses))
-    print(f"zero host fallbacks; worst relative loss difference {worst:.2e}")
-    if not math.isfinite(worst) or worst > 1e-3:
-        print("losses diverge from CPU", file=sys.stderr)
-        return 1
-    return 0
+    return compare_training.main(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

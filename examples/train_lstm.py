@@ -15,16 +15,15 @@ operator must run on the device: a host fallback raises. With
 
 from __future__ import annotations
 
-import argparse
-import copy
-import math
 import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import torch_tpu
+import torch_tpu  # noqa: F401  (the "tpu" device)
+
+import compare_training
 
 
 class LSTMLanguageModel(nn.Module):
@@ -39,7 +38,11 @@ class LSTMLanguageModel(nn.Module):
         return self.head(out)
 
 
-def batches(steps: int, batch: int, seq: int, vocab: int = 64, seed: int = 0):
+def model() -> LSTMLanguageModel:
+    return LSTMLanguageModel()
+
+
+def batches(steps: int, batch: int = 8, seq: int = 24, vocab: int = 64, seed: int = 0):
     """Fixed token sequences: a repeating pattern with 10% random tokens;
     targets are the next token."""
     g = torch.Generator().manual_seed(seed)
@@ -53,51 +56,27 @@ def batches(steps: int, batch: int, seq: int, vocab: int = 64, seed: int = 0):
         yield tokens[:, :-1], tokens[:, 1:]
 
 
+def optimizer(model: nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.Adam(model.parameters(), lr=3e-3, foreach=True)
+
+
+def train_step(model: nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> float:
+    logits = model(x)
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
 def train(model: nn.Module, device: str, steps: int, batch: int = 8, seq: int = 24) -> list[float]:
     model = model.to(device).train()
-    opt = torch.optim.Adam(model.parameters(), lr=3e-3, foreach=True)
-    losses = []
-    for x, y in batches(steps, batch, seq):
-        x, y = x.to(device), y.to(device)
-        logits = model(x)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses
+    opt = optimizer(model)
+    return [train_step(model, opt, x.to(device), y.to(device)) for x, y in batches(steps, batch, seq)]
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--allow-fallback", action="store_true")
-    args = p.parse_args(argv)
-
-    torch.manual_seed(0)
-    reference = LSTMLanguageModel()
-    model = copy.deepcopy(reference)
-    cpu_losses = train(reference, "cpu", args.steps)
-    if args.allow_fallback:
-        torch_tpu.set_fallback_policy("allow")
-    torch_tpu.reset_stats()
-    tpu_losses = train(model, "tpu", args.steps)
-    stats = torch_tpu.stats()
-
-    for i, (c, t) in enumerate(zip(cpu_losses, tpu_losses)):
-        print(f"step {i:2d}  cpu {c:.5f}  tpu {t:.5f}  diff {abs(c - t):.2e}")
-    fallbacks = {op: r["fallback"] for op, r in stats["ops"].items() if "fallback" in r}
-    if fallbacks:
-        print("host fallbacks:")
-        for op, n in sorted(fallbacks.items()):
-            print(f"  {op}: {n}")
-        return 1
-    worst = max(abs(c - t) / max(abs(c), 1e-6) for c, t in zip(cpu_losses, tpu_losses))
-    print(f"zero host fallbacks; worst relative loss difference {worst:.2e}")
-    if not math.isfinite(worst) or worst > 1e-3:
-        print("losses diverge from CPU", file=sys.stderr)
-        return 1
-    return 0
+    return compare_training.main(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

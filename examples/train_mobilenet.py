@@ -15,16 +15,15 @@ every operator must run on the device: a host fallback raises. With
 
 from __future__ import annotations
 
-import argparse
-import copy
-import math
 import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import torch_tpu
+import torch_tpu  # noqa: F401  (the "tpu" device)
+
+import compare_training
 
 
 class SqueezeExcite(nn.Module):
@@ -75,7 +74,11 @@ class MobileNetV3Small(nn.Module):
         return self.head(self.blocks(self.stem(x)))
 
 
-def batches(steps: int, batch: int, size: int = 32, classes: int = 10, seed: int = 0):
+def model() -> MobileNetV3Small:
+    return MobileNetV3Small()
+
+
+def batches(steps: int, batch: int = 16, size: int = 32, classes: int = 10, seed: int = 0):
     """Fixed synthetic images: a class-dependent pattern plus noise."""
     g = torch.Generator().manual_seed(seed)
     patterns = torch.randn(classes, 3, size, size, generator=g)
@@ -104,35 +107,7 @@ def train(model: nn.Module, device: str, steps: int, batch: int = 16) -> list[fl
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--allow-fallback", action="store_true")
-    args = p.parse_args(argv)
-
-    torch.manual_seed(0)
-    reference = MobileNetV3Small()
-    model = copy.deepcopy(reference)
-    cpu_losses = train(reference, "cpu", args.steps)
-    if args.allow_fallback:
-        torch_tpu.set_fallback_policy("allow")
-    torch_tpu.reset_stats()
-    tpu_losses = train(model, "tpu", args.steps)
-    stats = torch_tpu.stats()
-
-    for i, (c, t) in enumerate(zip(cpu_losses, tpu_losses)):
-        print(f"step {i:2d}  cpu {c:.5f}  tpu {t:.5f}  diff {abs(c - t):.2e}")
-    fallbacks = {op: r["fallback"] for op, r in stats["ops"].items() if "fallback" in r}
-    if fallbacks:
-        print("host fallbacks:")
-        for op, n in sorted(fallbacks.items()):
-            print(f"  {op}: {n}")
-        return 1
-    worst = max(abs(c - t) / max(abs(c), 1e-6) for c, t in zip(cpu_losses, tpu_losses))
-    print(f"zero host fallbacks; worst relative loss difference {worst:.2e}")
-    if not math.isfinite(worst) or worst > 1e-3:
-        print("losses diverge from CPU", file=sys.stderr)
-        return 1
-    return 0
+    return compare_training.main(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

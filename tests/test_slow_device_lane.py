@@ -17,7 +17,7 @@ DELAY_US = "300"
 SUBSET = {
     "ordering": ["tests/test_p0_chain.py", "tests/test_streams_events.py", "tests/test_storage_views.py",
                  "tests/test_serialization.py", "tests/test_scalars.py"],
-    "training": ["tests/test_train_gpt.py", "tests/test_train_lstm.py"],
+    "training": ["tests/test_train_examples.py", "-k", "train_gpt or train_lstm"],
 }
 
 

@@ -42,7 +42,11 @@ from .program import benchmark  # noqa: E402
 
 _compile.install()  # torch.compile on tpu: Dynamo and Inductor registrations
 
-from . import distributed  # noqa: E402  (the "tccl" c10d backend)
+from . import backends  # noqa: E402  (torch.backends.tpu)
+
+backends.install()
+
+from . import distributed  # noqa: E402  (the "tccl" c10d backend, also named "tpu_dist" and "tpu")
 
 distributed.register()  # torch.distributed: init_process_group(device_id=tpu:N) picks tccl
 

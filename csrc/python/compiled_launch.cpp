@@ -6,7 +6,10 @@
 // so a host scalar that changes later does not change the enqueued task) and
 // enqueues the call through runtime::launch on the current stream of the
 // tensors' device: the host returns at once, and in strict mode only the
-// named tensors' allocations are open while the kernel runs.
+// named tensors' allocations are open while the kernel runs. A 0-dim CPU
+// tensor is a scalar, as CUDA's Inductor takes it (torchvision's roi_align
+// passes spatial_scale so): its value is copied into the task at launch
+// and the kernel reads that copy.
 #include "python/compiled_launch.h"
 
 #include <ATen/EmptyTensor.h>
@@ -34,6 +37,26 @@ using Entry = void (*)(const uint64_t*);
 // kernel with more arguments spills the slots to the heap, still correct.
 using Slots = SmallVector<uint64_t, 24>;
 
+// The values of 0-dim CPU tensor arguments, and which slot points at each.
+struct HostScalars {
+  struct alignas(16) Value {
+    unsigned char bytes[16];  // up to complex128
+  };
+  SmallVector<Value, 2> values;
+  SmallVector<uint32_t, 2> slots;
+
+  void add(const at::Tensor& t, size_t slot) {
+    Value v{};
+    std::memcpy(v.bytes, t.const_data_ptr(), t.element_size());
+    values.push_back(v);
+    slots.push_back(static_cast<uint32_t>(slot));
+  }
+  // Points the slots at the copies (their address is known only in the task).
+  void bind(Slots& s) {
+    for (size_t k = 0; k < slots.size(); ++k) s[slots[k]] = reinterpret_cast<uintptr_t>(values[k].bytes);
+  }
+};
+
 // Launch names must outlive every task that carries them: interned for the
 // life of the process (one per generated kernel, a few hundred at most).
 uintptr_t intern_kernel_name(const std::string& name) {
@@ -46,16 +69,22 @@ uintptr_t intern_kernel_name(const std::string& name) {
 void launch_compiled(uintptr_t entry, uintptr_t name, const py::args& args) {
   TORCH_CHECK(entry != 0 && name != 0, "_launch_compiled: null kernel entry or name");
   Slots slots;
+  HostScalars scalars;
   runtime::BufferList buffers;
   c10::DeviceIndex device = -1;
   for (size_t i = 0; i < args.size(); ++i) {
     PyObject* obj = args[i].ptr();
     if (THPVariable_Check(obj)) {
       const at::Tensor& t = THPVariable_Unpack(obj);
+      if (t.defined() && t.is_cpu() && t.dim() == 0) {
+        scalars.add(t, slots.size());
+        slots.push_back(0);
+        continue;
+      }
       TORCH_CHECK(t.defined() && t.device().type() == c10::DeviceType::PrivateUse1,
                   "compiled tpu kernel ", reinterpret_cast<const char*>(name), ": argument ", i,
                   " is a ", t.defined() ? t.device().str() : std::string("undefined"),
-                  " tensor; compiled tpu kernels take tpu tensors only");
+                  " tensor; compiled tpu kernels take tpu tensors and 0-dim CPU tensors (scalars) only");
       if (device < 0) device = t.device().index();
       TORCH_CHECK(t.device().index() == device, "compiled tpu kernel ",
                   reinterpret_cast<const char*>(name), ": tensors on tpu:", device, " and ",
@@ -78,8 +107,16 @@ void launch_compiled(uintptr_t entry, uintptr_t name, const py::args& args) {
   }
   if (device < 0) device = aten::current_device();
   Entry fn = reinterpret_cast<Entry>(entry);
-  aten::launch(device, reinterpret_cast<const char*>(name), buffers,
-               [fn, slots = std::move(slots)] { fn(slots.data()); });
+  if (scalars.slots.empty()) {
+    aten::launch(device, reinterpret_cast<const char*>(name), buffers,
+                 [fn, slots = std::move(slots)] { fn(slots.data()); });
+  } else {
+    aten::launch(device, reinterpret_cast<const char*>(name), buffers,
+                 [fn, slots = std::move(slots), scalars = std::move(scalars)]() mutable {
+                   scalars.bind(slots);
+                   fn(slots.data());
+                 });
+  }
 }
 
 // A tuple of Python ints into `out`.

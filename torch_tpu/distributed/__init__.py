@@ -7,7 +7,9 @@ imported, so
 
     dist.init_process_group(device_id=torch.device("tpu", local_rank))
 
-selects it without naming a backend. Transport is gloo over c10d's own store
+selects it without naming a backend. The same backend also answers to
+"tpu_dist" and "tpu", the names Google's TorchTPU registers (transformers
+asks for "tpu_dist" on device "tpu"); "tccl" stays the device's default. Transport is gloo over c10d's own store
 and rendezvous (TCPStore under torchrun), so the same backend runs across
 hosts wherever gloo does. See process_group.py for how a collective runs.
 
@@ -29,7 +31,10 @@ import torch.distributed as dist
 
 from .process_group import BACKEND_NAME, ProcessGroupTCCL
 
-__all__ = ["BACKEND_NAME", "ProcessGroupTCCL", "register"]
+__all__ = ["BACKEND_NAME", "ALIASES", "ProcessGroupTCCL", "register"]
+
+# Other names of the same backend: TorchTPU's (see above).
+ALIASES = ("tpu_dist", "tpu")
 
 
 def _create(store: dist.Store, rank: int, size: int, timeout: timedelta) -> ProcessGroupTCCL:
@@ -37,7 +42,10 @@ def _create(store: dist.Store, rank: int, size: int, timeout: timedelta) -> Proc
 
 
 def register() -> None:
-    """Register "tccl" with c10d for device type "tpu" (once per process)."""
-    if not dist.is_available() or BACKEND_NAME in dist.Backend.backend_list:
+    """Register "tccl" and its aliases with c10d for device type "tpu" (once
+    per process). The first name registered for a device is its default."""
+    if not dist.is_available():
         return
-    dist.Backend.register_backend(BACKEND_NAME, _create, devices=["tpu"])
+    for name in (BACKEND_NAME, *ALIASES):
+        if name not in dist.Backend.backend_list:
+            dist.Backend.register_backend(name, _create, devices=["tpu"])
