@@ -611,3 +611,18 @@ def test_example_compiled_training_matches_cpu_eager(name, model_cls):
         tpu_losses = example.train(torch.compile(model), "tpu", 3)
     torch.testing.assert_close(tpu_losses, cpu_losses, rtol=1e-4, atol=1e-4)
     assert _graph_breaks() == 0, dict(counters["graph_break"])
+
+
+def test_compiled_kernel_takes_a_0dim_cpu_tensor_as_a_scalar(fresh_dynamo):
+    # As CUDA's Inductor does: torchvision's pure-PyTorch roi_align passes
+    # spatial_scale as a 0-dim CPU tensor into a compiled graph on the device.
+    def f(x, scale, offset):
+        return (x * scale + offset).relu()
+
+    x = torch.randn(64, device="tpu")
+    for dynamic in (False, True):
+        torch._dynamo.reset()
+        for value in (0.5, -2.0):  # a new value must not need a recompile to be read
+            scale, offset = torch.tensor(value), torch.tensor(3, dtype=torch.int64)
+            out = torch.compile(f, dynamic=dynamic)(x, scale, offset)
+            torch.testing.assert_close(out.cpu(), f(x.cpu(), scale, offset))
