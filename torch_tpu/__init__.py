@@ -46,6 +46,10 @@ from . import backends  # noqa: E402  (torch.backends.tpu)
 
 backends.install()
 
+from . import torchvision_compat  # noqa: E402
+
+torchvision_compat.install()  # torchvision imports although its CUDA-built extension cannot load
+
 from . import distributed  # noqa: E402  (the "tccl" c10d backend, also named "tpu_dist" and "tpu")
 
 distributed.register()  # torch.distributed: init_process_group(device_id=tpu:N) picks tccl

@@ -12,47 +12,40 @@ compile and names the registration that something replaced afterwards.
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
-from typing import Callable, Dict
+
+from .._after_import import after_import
 
 _DYNAMO_MODULE = "torch._dynamo.device_interface"
+_DYNAMO_UTILS_MODULE = "torch._dynamo.utils"
 _INDUCTOR_MODULE = "torch._inductor.compile_fx"
-
-
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs a callback right after a given module has executed. Python has
-    no post-import hook; this finder wraps the real loader's exec_module."""
-
-    def __init__(self, callbacks: Dict[str, Callable]):
-        self.callbacks = callbacks
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in self.callbacks:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        loader, callback = spec.loader, self.callbacks.pop(fullname)
-        real_exec = loader.exec_module
-
-        def exec_module(module):
-            real_exec(module)
-            callback(module)
-
-        loader.exec_module = exec_module  # this loader instance serves only this module
-        return spec
 
 
 def _on_dynamo(_module=None) -> None:
     from . import dynamo
 
     dynamo.register()
+
+
+def _on_dynamo_utils(module) -> None:
+    """torch._dynamo.utils.is_compile_supported(device) answers for torch's
+    in-tree devices only, and says no to "tpu", where Inductor compiles.
+    torchvision asks it before taking the pure-PyTorch (compiled) roi_align
+    when its C++ ops are missing, and binds the name at import: so it is
+    wrapped as soon as the module has run."""
+    original = module.is_compile_supported
+    if getattr(original, "_torch_tpu", False):
+        return
+
+    def is_compile_supported(device_type):
+        import torch
+
+        if torch.device(device_type).type == "tpu":
+            return original("cpu")  # whether Dynamo runs here at all, as for CPU
+        return original(device_type)
+
+    is_compile_supported._torch_tpu = True
+    module.is_compile_supported = is_compile_supported
 
 
 def _on_inductor(_module=None) -> None:
@@ -64,17 +57,12 @@ def _on_inductor(_module=None) -> None:
 
 def install() -> None:
     """Called from torch_tpu/__init__.py; a second import installs nothing."""
-    if any(isinstance(f, _AfterImport) for f in sys.meta_path) or getattr(install, "done", False):
+    if getattr(install, "done", False):
         return
     install.done = True
-    pending = {}
-    for name, callback in ((_DYNAMO_MODULE, _on_dynamo), (_INDUCTOR_MODULE, _on_inductor)):
-        if name in sys.modules:
-            callback()
-        else:
-            pending[name] = callback
-    if pending:
-        sys.meta_path.insert(0, _AfterImport(pending))
+    after_import(_DYNAMO_MODULE, _on_dynamo)
+    after_import(_DYNAMO_UTILS_MODULE, _on_dynamo_utils)
+    after_import(_INDUCTOR_MODULE, _on_inductor)
 
 
 def check_registrations() -> None:
