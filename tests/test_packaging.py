@@ -119,6 +119,20 @@ def test_installed_wheel_pins_the_torch_it_was_built_against_and_ships_no_source
                     f"torch_tpu-{dist.version}.dist-info"}, tops
 
 
+def test_test_extra_keeps_the_cpu_torch_and_a_matching_torchvision():
+    # pip install ".[test]" brings transformers and timm, and timm brings
+    # torchvision: none of them may replace the torch the extension was
+    # built against, and torchvision must be the one that requires it.
+    assert torch.__version__.startswith("2.13.0") and torch.version.cuda is None, torch.__version__
+    for name in ("transformers", "timm", "torchvision"):
+        dist = metadata.distribution(name)
+        pins = [r for r in (dist.requires or []) if r.replace(" ", "").startswith("torch") and "extra" not in r]
+        for pin in pins:
+            spec = pin.replace(" ", "")[len("torch"):].strip("()")
+            if spec.startswith("=="):
+                assert spec == "==" + torch.__version__.split("+")[0], (name, pin)
+
+
 def test_installed_wheel_runs_the_quickstart_and_tests_outside_the_checkout(tmp_path):
     dist = installed_distribution()
     package = os.path.dirname(str(dist.locate_file("torch_tpu/__init__.py")))
