@@ -35,6 +35,50 @@ def make_tensor(shape, dtype, seed=0):
     return torch.randint(-100, 100, shape, generator=g).to(dtype)
 
 
+class stream_gate:
+    """Holds a tpu stream (the current one by default) at a gate: work
+    enqueued on it after the gate waits until the block ends or open() is
+    called. Tests of asynchrony use it to see work that has not run yet
+    without timing anything."""
+
+    # A host call that wrongly blocks on work held at the gate would hang:
+    # the watchdog opens the gate and the test fails. Correct code never
+    # meets it, however slow the machine.
+    WATCHDOG_S = 300
+
+    def __init__(self, stream=None):
+        import threading
+
+        if stream is None:
+            self._gate = torch_tpu._C._StreamGate()
+        else:
+            with torch.tpu.stream(stream):
+                self._gate = torch_tpu._C._StreamGate()
+        self.expired = False
+        self._watchdog = threading.Timer(self.WATCHDOG_S, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _expire(self):
+        self.expired = True
+        self._gate.open()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.open()
+        assert not self.expired, "the host blocked on work held at a stream gate"
+
+    def open(self):
+        self._watchdog.cancel()
+        self._gate.open()
+
+    def wait_reached(self):
+        """Returns once the device is at the gate: all work before it ran."""
+        self._gate.wait_reached()
+
+
 def drain_autograd_device_threads():
     """The autograd engine runs a backward's tpu work on one thread per
     device, and that thread drops a finished graph task (and the buffers it

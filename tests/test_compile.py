@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 import torch
@@ -23,6 +22,7 @@ from torch._dynamo.utils import counters
 from torch._inductor.utils import run_and_get_code
 
 import torch_tpu
+from conftest import stream_gate
 
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")  # tests/conftest.py
@@ -212,21 +212,14 @@ def test_generated_kernels_are_launched_on_the_stream():
 def test_compiled_call_returns_before_the_device_runs():
     fn = torch.compile(lambda x: (x.exp() * 2 + 1).relu())
     x = torch.randn(1024, device="tpu")
-    fn(x)  # compile outside the slow-device window
+    fn(x)  # compile first
     torch.tpu.synchronize()
-    torch_tpu._C._set_slow_device_us(200_000)
-    try:
-        t0 = time.perf_counter()
+    # The stream is held at a gate: a host-side kernel would need the device
+    # to have run (or would read device memory in strict mode); a launch
+    # returns with its kernel queued.
+    with stream_gate():
         out = fn(x)
-        enqueue = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        torch.tpu.synchronize()
-        wait = time.perf_counter() - t0
-    finally:
-        torch_tpu._C._set_slow_device_us(0)
-    # Every task sleeps 200 ms first: a host-side kernel would make the call
-    # itself wait; a launch leaves the wait to synchronize().
-    assert enqueue < 0.15 and wait > 0.15, (enqueue, wait)
+        assert not torch.tpu.current_stream().query()
     torch.testing.assert_close(out.cpu(), (x.cpu().exp() * 2 + 1).relu())
 
 
@@ -235,17 +228,13 @@ def test_compiled_kernel_runs_on_the_current_stream():
     x = torch.randn(64, device="tpu")
     fn(x)
     side = torch.tpu.Stream()
-    torch.tpu.synchronize()  # nothing pending anywhere before the slow window
-    torch_tpu._C._set_slow_device_us(100_000)
-    try:
+    torch.tpu.synchronize()  # nothing pending anywhere before the gate
+    with stream_gate(side):
         with torch.tpu.stream(side):
             out = fn(x)
         # The default stream has no pending work; the side stream has it.
         assert torch.tpu.current_stream().query()
         assert not side.query()
-    finally:
-        side.synchronize()
-        torch_tpu._C._set_slow_device_us(0)
     torch.tpu.current_stream().wait_stream(side)
     torch.testing.assert_close(out.cpu(), x.cpu() * 3 + 1)
 

@@ -155,32 +155,25 @@ def test_mem_pool_routes_this_threads_allocations():
     assert torch.tpu.memory_reserved() < reserved
 
 
-def test_utilization_is_the_share_of_the_last_second_with_work_running():
-    """A device kept busy for over a second reads near 100%; one left idle
-    for over a second reads 0%. Each device keeps its own clock."""
-    import time
+def test_utilization_reads_the_devices_busy_clock():
+    """NVML's measure: the share of the last second in which work ran, per
+    device (its arithmetic is tested on a chosen clock in
+    csrc/runtime/tests/test_utilization.cpp; nothing here waits on time).
+    A device held busy at a gate reads more than 0% once it has been busy
+    for a measurable share; the answer is a percentage."""
+    from conftest import stream_gate
 
-    x = torch.randn(256, 256, device=DEV)
-    time.sleep(1.4)  # everything earlier has left the window
-    assert torch.tpu.utilization() == 0
-    assert torch.tpu.memory_usage() == 0
-    start, previous = time.monotonic(), None
-    while time.monotonic() - start < 1.3:
-        for _ in range(20):
-            y = x @ x
-        done = torch.tpu.Event()
-        done.record()
-        if previous is not None:  # one batch always queued behind the running one
-            previous.synchronize()
-        previous = done
-    busy = torch.tpu.utilization()
-    torch.tpu.synchronize()
-    assert busy >= 80, busy
-    assert torch.tpu.memory_usage() >= 80
-    assert torch.tpu.utilization("tpu:1") == 0  # tpu:1 ran nothing
-    del x, y
-    time.sleep(1.4)
-    assert torch.tpu.utilization() == 0
+    for device in (None, "tpu:1", 1):
+        u = torch.tpu.utilization(device)
+        assert isinstance(u, int) and 0 <= u <= 100
+    assert 0 <= torch.tpu.memory_usage() <= 100
+    with pytest.raises(RuntimeError, match="Invalid device index"):
+        torch.tpu.utilization(7)
+    with stream_gate() as gate:
+        gate.wait_reached()  # the device is running the gate's task: busy
+        while torch.tpu.utilization() == 0:
+            pass  # the open busy interval grows until it rounds to 1%
+    assert torch.tpu.utilization() > 0
 
 
 def test_device_capability_is_the_kernels_feature_level():

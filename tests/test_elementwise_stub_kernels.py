@@ -14,7 +14,7 @@ import math
 import pytest
 import torch
 
-from conftest import ALL_DTYPES, make_tensor
+from conftest import ALL_DTYPES, make_tensor, stream_gate
 
 import torch_tpu  # noqa: F401  (a missing backend fails the module; it never skips it)
 
@@ -405,18 +405,14 @@ def test_large_tensors_split_across_cores():
 def test_cpu_scalar_is_read_at_the_call():
     """A CPU 0-dim tensor is read when the op is called, not when the device
     gets to it: changing it afterwards does not change the result."""
-    old = torch_tpu._C._slow_device_us()
-    torch_tpu._C._set_slow_device_us(20_000)
-    try:
-        x = torch.arange(10.0).tpu()
-        s = torch.tensor(2.0)
+    x = torch.arange(10.0).tpu()
+    s = torch.tensor(2.0)
+    with stream_gate():  # the device has run neither op when s changes
         y = x * s
         z = x + s
         s.fill_(100.0)
-        assert_same(y, torch.arange(10.0) * 2)
-        assert_same(z, torch.arange(10.0) + 2)
-    finally:
-        torch_tpu._C._set_slow_device_us(old)
+    assert_same(y, torch.arange(10.0) * 2)
+    assert_same(z, torch.arange(10.0) + 2)
 
 
 def test_empty_and_zero_dim():

@@ -1,23 +1,15 @@
 """Streams and events through torch.Stream / torch.Event / torch.accelerator and
-torch.tpu, and the asynchrony they promise."""
+torch.tpu, and the asynchrony they promise. Work that must not have run yet
+is held behind a gate on its stream (conftest.stream_gate), never behind a
+delay: these tests time nothing."""
 
-import contextlib
+import time
 
 import pytest
 import torch
 
 import torch_tpu
-
-
-@contextlib.contextmanager
-def slow_device(us):
-    """Every device task sleeps `us` first: work is visibly asynchronous."""
-    old = torch_tpu._C._slow_device_us()
-    torch_tpu._C._set_slow_device_us(us)
-    try:
-        yield
-    finally:
-        torch_tpu._C._set_slow_device_us(old)
+from conftest import stream_gate
 
 
 def test_current_and_default_streams():
@@ -67,11 +59,11 @@ def test_device_context_manager_and_set_device():
 def test_work_is_asynchronous_and_query_reports_it():
     x = torch.ones(1 << 16).to("tpu")
     s = torch.tpu.current_stream()
-    with slow_device(20_000):
+    with stream_gate():
         y = x.clone()
         assert not s.query()          # still queued: the host did not wait
-        s.synchronize()
-        assert s.query()
+    s.synchronize()
+    assert s.query()
     assert torch.equal(y.cpu(), torch.ones(1 << 16))
 
 
@@ -81,14 +73,19 @@ def test_events_record_wait_query_elapsed():
     assert isinstance(end, torch.tpu.Event) and isinstance(end, torch.Event)
     assert not isinstance(torch.Event(device="cpu"), torch.tpu.Event)
     x = torch.ones(1 << 18).to("tpu")
-    with slow_device(10_000):
-        start.record()
+    start.record()
+    with stream_gate() as gate:
         y = x.clone()
         end.record()
+        gate.wait_reached()               # start has been recorded on the device
+        held_from = time.monotonic()
         assert not end.query()
-        end.synchronize()
+        held = time.monotonic() - held_from
+    end.synchronize()
     assert end.query()
-    assert start.elapsed_time(end) >= 9.0  # ms: the device slept 10 ms
+    # The device was held at least as long as the host kept the gate shut
+    # (an inequality, not a timing bound).
+    assert start.elapsed_time(end) >= held * 1000
     assert torch.equal(y.cpu(), torch.ones(1 << 18))
 
 
@@ -106,13 +103,14 @@ def test_cross_stream_ordering_with_wait_stream():
     consumer = torch.tpu.Stream()
     src = torch.arange(100000.0).to("tpu")
     torch.tpu.synchronize()
-    with slow_device(5_000):
+    with stream_gate(producer):
         with torch.tpu.stream(producer):
             dst = torch.empty_like(src)
             dst.copy_(src)
         consumer.wait_stream(producer)
         with torch.tpu.stream(consumer):
             out = dst.clone()
+        assert not consumer.query()  # waits for the producer held at the gate
     consumer.synchronize()
     assert torch.equal(out.cpu(), torch.arange(100000.0))
 
@@ -120,13 +118,13 @@ def test_cross_stream_ordering_with_wait_stream():
 def _produce_on_tpu1_consume_on_tpu0(wait: bool) -> torch.Tensor:
     """tpu:1 writes into pinned host memory, tpu:0 reads it: nothing but the
     event orders the two streams (no peer copy, which would order them
-    itself). tpu:1 runs three tasks before its copy, tpu:0 one, so without
-    the wait tpu:0 reads the buffer long before tpu:1 has written it."""
+    itself). tpu:1 is held at a gate until tpu:0 has had its chance to run,
+    so without the wait tpu:0 reads the buffer before tpu:1 has written it."""
     host = torch.zeros(1000).pin_memory()
     a = torch.arange(1000.0).to("tpu:1")
     torch.tpu.synchronize(1)
     ev = torch.tpu.Event()
-    with slow_device(10_000):
+    with stream_gate(torch.tpu.current_stream(1)):
         with torch.tpu.device(1):
             c = (a * 2) + 1
             host.copy_(c, non_blocking=True)
@@ -134,7 +132,9 @@ def _produce_on_tpu1_consume_on_tpu0(wait: bool) -> torch.Tensor:
         if wait:
             torch.tpu.current_stream(0).wait_event(ev)
         d = host.to("tpu:0", non_blocking=True)
-        out = d.cpu()
+        if not wait:
+            torch.tpu.synchronize(0)  # tpu:0's read runs while tpu:1 is held
+    out = d.cpu()
     torch.tpu.synchronize(1)
     return out
 
@@ -146,16 +146,16 @@ def test_event_wait_orders_streams_of_two_devices():
     assert torch.equal(_produce_on_tpu1_consume_on_tpu0(wait=False), torch.zeros(1000))
 
 
-def test_slow_device_catches_a_missing_sync():
+def test_a_missing_sync_reads_stale_data():
     """A non-blocking D2H copy into pinned memory read without synchronising
     sees stale data; the same read after synchronize() is right."""
     x = torch.full((4096,), 7.0).to("tpu")
     out = torch.zeros(4096).pin_memory()
     torch.tpu.synchronize()
-    with slow_device(50_000):
+    with stream_gate():
         out.copy_(x, non_blocking=True)
         stale = out.clone()            # host read, no sync: the copy has not run
-        torch.tpu.synchronize()
+    torch.tpu.synchronize()
     assert torch.equal(stale, torch.zeros(4096))
     assert torch.equal(out, torch.full((4096,), 7.0))
 
@@ -164,7 +164,7 @@ def test_non_blocking_h2d_from_pageable_memory_does_not_wait():
     x = torch.randn(1 << 16)
     torch.tpu.synchronize()
     before = dict(torch_tpu.stats()["syncs"])
-    with slow_device(30_000):
+    with stream_gate():
         t = x.to("tpu", non_blocking=True)
         assert not torch.tpu.current_stream().query()   # returned before the device ran
         x.fill_(0.0)                                      # the host buffer may be reused at once
@@ -173,18 +173,35 @@ def test_non_blocking_h2d_from_pageable_memory_does_not_wait():
 
 
 def test_blocking_copies_and_item_wait_for_the_device():
+    # The gate opens from another thread once the host has started waiting
+    # (the sync counter moved): a copy or item() that did not wait would read
+    # y before the clone behind the gate wrote it.
+    import threading
+
     x = torch.full((1024,), 3.0).to("tpu")
-    with slow_device(20_000):
-        y = x.clone()
-        assert torch.equal(y.cpu(), x.cpu().clone())   # D2H into pageable waits
-        assert y[5].item() == 3.0                       # item() waits
+    for read in (lambda y: torch.equal(y.cpu(), torch.full((1024,), 3.0)),  # D2H into pageable
+                 lambda y: y[5].item() == 3.0):                              # item()
+        torch.tpu.synchronize()
+        syncs = sum(torch_tpu.stats()["syncs"].values())
+        with stream_gate() as gate:
+            y = x.clone()
+
+            def open_when_waiting():
+                while sum(torch_tpu.stats()["syncs"].values()) == syncs:
+                    time.sleep(0)  # yields; the host thread is about to block
+                gate.open()
+
+            opener = threading.Thread(target=open_when_waiting)
+            opener.start()
+            assert read(y)
+            opener.join()
 
 
 def test_record_stream_delays_reuse():
     side = torch.tpu.Stream()
     torch.tpu.synchronize()
-    with slow_device(30_000):
-        x = torch.ones(1 << 16).to("tpu")
+    x = torch.ones(1 << 16).to("tpu")
+    with stream_gate(side):
         with torch.tpu.stream(side):
             y = x.clone()                   # side stream still reading x
         x.record_stream(side)
@@ -220,12 +237,12 @@ def test_external_stream_runs_torch_work_in_order_with_its_creator():
         assert same == ext and same.stream_id == ext.stream_id
         src = torch.arange(100000.0).to("tpu:1")
         torch.tpu.synchronize(1)
-        with slow_device(5_000):
-            with torch.tpu.stream(ext):
-                assert torch.tpu.current_stream(1) == ext
+        with torch.tpu.stream(ext):
+            assert torch.tpu.current_stream(1) == ext
+            with stream_gate():
                 out = src * 2
-            assert not ext.query()  # still running on the external stream
-            ext.synchronize()
+                assert not ext.query()  # still queued on the external stream
+        ext.synchronize()
         assert ext.query()
         assert torch.equal(out.cpu(), torch.arange(100000.0) * 2)
         # another device's stream is refused

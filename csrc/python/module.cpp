@@ -23,6 +23,7 @@
 #include "kernels/linalg/lapack.h"
 #include "python/autograd_exit.h"
 #include "python/compiled_launch.h"
+#include "python/stream_gate.h"
 #include "python/graph_outputs.h"
 #include "runtime/runtime.h"
 #include "runtime/utilization.h"
@@ -380,4 +381,5 @@ PYBIND11_MODULE(_C, m) {
   python::register_compiled_launch(m);
   python::register_graph_outputs(m);
   python::register_autograd_exit(m);
+  python::register_stream_gate(m);
 }

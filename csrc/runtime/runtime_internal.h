@@ -53,6 +53,10 @@ struct BusyClock {
 };
 void busy_begin(BusyClock& clock);
 void busy_end(BusyClock& clock);
+// The arithmetic of both, on a clock in nanoseconds that tests choose (under
+// clock.mu): [begin, end) was busy; the percentage busy at `now`.
+void add_busy(BusyClock& clock, int64_t begin, int64_t end);
+int utilization_at(const BusyClock& clock, int64_t now);
 
 struct Device {
   int index = 0;

@@ -23,6 +23,8 @@ int64_t now_ns() {
       .count();
 }
 
+}  // namespace
+
 // Adds [begin, end) to the periods it spans. Under clock.mu.
 void add_busy(BusyClock& clock, int64_t begin, int64_t end) {
   for (int64_t p = begin / kPeriodNs; p * kPeriodNs < end; ++p) {
@@ -37,7 +39,19 @@ void add_busy(BusyClock& clock, int64_t begin, int64_t end) {
   }
 }
 
-}  // namespace
+int utilization_at(const BusyClock& clock, int64_t now) {
+  const int64_t current = now / kPeriodNs;
+  // The window: the last kWindowPeriods complete periods and the current one so far.
+  const int64_t start = (current - kWindowPeriods) * kPeriodNs;
+  int64_t busy = 0;
+  for (int slot = 0; slot < BusyClock::kSlots; ++slot) {
+    const int64_t p = clock.period[slot];
+    if (p >= current - kWindowPeriods && p <= current) busy += clock.busy_ns[slot];
+  }
+  if (clock.running > 0) busy += now - std::max(clock.since_ns, start);  // the open interval
+  const int64_t window = now - start;
+  return static_cast<int>(std::min<int64_t>(100, (busy * 100 + window / 2) / window));
+}
 
 void busy_begin(BusyClock& clock) {
   std::lock_guard<std::mutex> lock(clock.mu);
@@ -56,20 +70,8 @@ Status utilization(int device, int* percent) {
   if (d == nullptr) {
     return detail::fail(Status::kInvalidDevice, "utilization: invalid device index " + std::to_string(device));
   }
-  detail::BusyClock& clock = d->busy;
-  std::lock_guard<std::mutex> lock(clock.mu);
-  const int64_t now = detail::now_ns();
-  const int64_t current = now / detail::kPeriodNs;
-  // The window: the last kWindowPeriods complete periods and the current one so far.
-  const int64_t start = (current - detail::kWindowPeriods) * detail::kPeriodNs;
-  int64_t busy = 0;
-  for (int slot = 0; slot < detail::BusyClock::kSlots; ++slot) {
-    const int64_t p = clock.period[slot];
-    if (p >= current - detail::kWindowPeriods && p <= current) busy += clock.busy_ns[slot];
-  }
-  if (clock.running > 0) busy += now - std::max(clock.since_ns, start);  // the open interval
-  const int64_t window = now - start;
-  *percent = static_cast<int>(std::min<int64_t>(100, (busy * 100 + window / 2) / window));
+  std::lock_guard<std::mutex> lock(d->busy.mu);
+  *percent = detail::utilization_at(d->busy, detail::now_ns());
   return Status::kSuccess;
 }
 
