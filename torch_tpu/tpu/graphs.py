@@ -27,16 +27,10 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from .. import _C
 from .device import current_device, synchronize
-from .memory import empty_cache
+from .memory import empty_cache, graph_pool_handle
 from .streams import Stream, stream as stream_context
 
 _PoolHandle = Tuple[int, int]
-
-
-def graph_pool_handle() -> _PoolHandle:
-    """An opaque id of a new memory pool, for graphs that should share one
-    (`pool=` of TPUGraph.capture_begin and torch.tpu.graph)."""
-    return tuple(_C._graph_pool_handle())
 
 
 def is_current_stream_capturing() -> bool:

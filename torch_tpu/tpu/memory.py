@@ -271,6 +271,12 @@ def reset_peak_host_memory_stats() -> None:
     _C._reset_peak_host_memory_stats()
 
 
+def graph_pool_handle() -> Tuple[int, int]:
+    """An opaque id of a new memory pool, for graphs that should share one
+    (`pool=` of TPUGraph.capture_begin and torch.tpu.graph) and MemPool."""
+    return tuple(_C._graph_pool_handle())
+
+
 class MemPool:
     """A private memory pool of the caching allocator, as torch.cuda.MemPool:
     allocations made under `use_mem_pool(pool)` come from it (and go back to
@@ -279,8 +285,6 @@ class MemPool:
     in it are gone."""
 
     def __init__(self, device: _DeviceLike = None):
-        from .graphs import graph_pool_handle
-
         self._device = _device_index(device)
         self._id = graph_pool_handle()
         _C._mempool_retain(self._device, self._id)
