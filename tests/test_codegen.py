@@ -11,6 +11,8 @@ from codegen.emit import glue
 from codegen.model import manifest
 from codegen.errors import ManifestError
 
+pytestmark = pytest.mark.smoke  # in the fast lane (pyproject.toml)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GOLDEN = os.path.join(HERE, "codegen_golden")

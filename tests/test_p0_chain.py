@@ -10,6 +10,8 @@ import torch
 
 from conftest import ALL_DTYPES, make_tensor
 
+pytestmark = pytest.mark.smoke  # in the fast lane (pyproject.toml)
+
 SHAPES = [(), (0,), (1,), (7,), (3, 0, 2), (4097,), (3, 5, 7), (2, 3, 4, 5)]
 
 

@@ -11,6 +11,8 @@ import torch
 import torch_tpu
 from conftest import stream_gate
 
+pytestmark = pytest.mark.smoke  # in the fast lane (pyproject.toml)
+
 
 def test_current_and_default_streams():
     s = torch.tpu.current_stream()

@@ -47,6 +47,13 @@ def test_example_trains_on_tpu_like_cpu_without_fallback(example):
         assert ops.get(op, {}).get(route, 0) > 0, (op, ops.get(op))
 
 
+@pytest.mark.smoke
+def test_one_training_step_on_tpu_is_cpus():
+    with torch_tpu.no_fallback():
+        report = compare_training.compare(train_gpt, 1)
+    assert report.ok, report.text()
+
+
 def test_lstm_is_one_device_op_per_step():
     # nn.LSTM is one autograd node per layer (lstm.input in ops.yaml), not
     # upstream's per-time-step decomposition.
