@@ -19,6 +19,7 @@ Used by tests/opinfo_harness.py (generated checks) and tools/opdb_sweep.py.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import torch
@@ -63,8 +64,15 @@ def narrowed(result, narrow: torch.dtype):
     """Each result tensor of the wide dtype (or its complex/real counterpart)
     rounded to the narrow dtype; others (indices, counts) as they are."""
     to = _narrowing(narrow)
-    return pytree.tree_map(lambda t: t.to(to[t.dtype]) if isinstance(t, torch.Tensor) and t.dtype in to else t,
-                           result)
+
+    def narrow_one(t):
+        if not isinstance(t, torch.Tensor) or t.dtype not in to:
+            return t
+        return t.conj().to(to[t.dtype]).conj() if t.is_conj() else t.to(to[t.dtype])  # a conjugate view stays one
+
+    with warnings.catch_warnings():  # "ComplexHalf support is experimental"
+        warnings.simplefilter("ignore", UserWarning)
+        return pytree.tree_map(narrow_one, result)
 
 
 # --- CUDA's semantics where the wide computation is not them -------------------

@@ -1,8 +1,9 @@
 """CUDA's dtypes where CPU's are narrower, beyond what the generated OpInfo
-checks reach: integer histc as transformers' MoE routing calls it, the
-antialiased upsample backwards in float16/bfloat16, abs of bool. References:
-CPU in a wider dtype rounded once (tests/cuda_dtype_reference.py), or values
-written out by hand."""
+checks reach: integer histc as transformers' MoE routing calls it (with
+CUDA's errors), abs and softsign of bool. (Antialiased upsampling in
+float16/bfloat16, forward and backward: tests/test_upsample_kernels.py.)
+References: values written out by hand, or the emulation of CUDA's kernel
+(tests/cuda_dtype_reference.py)."""
 
 import pytest
 import torch
@@ -68,25 +69,3 @@ def test_abs_and_softsign_of_bool():
     assert got.dtype == torch.bool and got.cpu().tolist() == [True, False, True]
     s = torch.nn.functional.softsign(x.to("tpu"))
     torch.testing.assert_close(s.cpu(), torch.tensor([0.5, 0.0, 0.5]))
-
-
-# --- antialiased upsampling in float16/bfloat16 -----------------------------------
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
-@pytest.mark.parametrize("size", [(5, 7), (13, 19)])
-def test_antialiased_upsample_reduced_floats(dtype, mode, size):
-    """Forward and backward against float32 on CPU rounded once (the kernel
-    keeps weights and sums in float)."""
-    g = torch.Generator().manual_seed(1)
-    x = torch.randn(2, 3, 11, 10, generator=g)
-    grad = torch.randn(2, 3, *size, generator=g)
-    xd = x.to(dtype).to("tpu").requires_grad_()
-    y = torch.nn.functional.interpolate(xd, size=size, mode=mode, antialias=True)
-    y.backward(grad.to(dtype).to("tpu"))
-    x32 = x.to(dtype).float().requires_grad_()
-    y32 = torch.nn.functional.interpolate(x32, size=size, mode=mode, antialias=True)
-    y32.backward(grad.to(dtype).float())
-    assert y.dtype == dtype and xd.grad.dtype == dtype
-    torch.testing.assert_close(y.cpu(), y32.to(dtype))
-    torch.testing.assert_close(xd.grad.cpu(), x32.grad.to(dtype))

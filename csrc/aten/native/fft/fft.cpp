@@ -12,14 +12,9 @@
 // for every device but CUDA when torch has MKL, as this CPU build does.
 // normalization is ATen's fft_norm_mode: 0 none, 1 1/sqrt(n), 2 1/n, with n
 // the product of the signal sizes.
-// float16 (complex32 for complex data) is CUDA's, not CPU's: computed in
-// float32 (complex64) and rounded once into the output, any size (cuFFT
-// takes powers of two only). Complex32 is read and written through
-// view_as_real, as float16 pairs.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
-#include <ATen/ops/view_as_real.h>
 #include <c10/core/WrapDimMinimal.h>
 
 #include <algorithm>
@@ -110,29 +105,10 @@ void c2c_along(at::Tensor& x, int64_t d, bool forward, double scale, const char*
   c2c_along(x, x, d, forward, scale, name);
 }
 
-// A complex32 tensor's values as complex64 (contiguous; a conjugate view's
-// conjugate bit kept).
-at::Tensor widened(const at::Tensor& t) {
-  const at::Tensor stored = t.is_conj() ? t.conj() : t;
-  at::Tensor x = at::empty(stored.sizes(), stored.options().dtype(at::kComplexFloat));
-  at::view_as_real(x).copy_(at::view_as_real(stored));
-  return t.is_conj() ? x.conj() : x;
-}
-
-// A complex64 result rounded into complex32, with its strides.
-at::Tensor rounded_complex(const at::Tensor& r) {
-  at::Tensor out = at::empty_strided(r.sizes(), r.strides(), r.options().dtype(at::kComplexHalf));
-  at::view_as_real(out).copy_(at::view_as_real(r));
-  return out;
-}
-
 }  // namespace
 
 at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided) {
   const char* name = "_fft_r2c";
-  if (self.scalar_type() == at::kHalf) {
-    return rounded_complex(fft_r2c(self.to(at::kFloat), dim, normalization, onesided));
-  }
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble,
                               "\"_fft_r2c\" not implemented for '", self.scalar_type(), "' on tpu");
   const std::vector<int64_t> dims = wrapped(dim, self.dim(), name);
@@ -168,9 +144,6 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
 
 at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward) {
   const char* name = "_fft_c2c";
-  if (self.scalar_type() == at::kComplexHalf) {
-    return rounded_complex(fft_c2c(widened(self), dim, normalization, forward));
-  }
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == at::kComplexFloat || self.scalar_type() == at::kComplexDouble,
                               "\"_fft_c2c\" not implemented for '", self.scalar_type(), "' on tpu");
   if (dim.empty()) return self.clone();
@@ -192,12 +165,6 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
 
 at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
   const char* name = "_fft_c2r";
-  if (self.scalar_type() == at::kComplexHalf) {
-    const at::Tensor r = fft_c2r(widened(self), dim, normalization, last_dim_size);
-    at::Tensor out = at::empty_strided(r.sizes(), r.strides(), r.options().dtype(at::kHalf));
-    out.copy_(r);
-    return out;
-  }
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == at::kComplexFloat || self.scalar_type() == at::kComplexDouble,
                               "\"_fft_c2r\" not implemented for '", self.scalar_type(), "' on tpu");
   TORCH_CHECK(last_dim_size >= 1, name, ": invalid number of data points (", last_dim_size, ") specified");
