@@ -94,15 +94,18 @@ def sweep(samples, name_filter):
 
 
 def _close(actual, expected, values):
+    from opinfo_harness import to_cpu  # conjugate views and complex32 without device kernels
+
     a_leaves, e_leaves = tree_flatten(actual)[0], tree_flatten(expected)[0]
     assert len(a_leaves) == len(e_leaves), f"{len(a_leaves)} results on tpu, {len(e_leaves)} expected"
     for a, e in zip(a_leaves, e_leaves):
         if isinstance(e, torch.Tensor):
-            assert isinstance(a, torch.Tensor) and a.device.type == "tpu", f"tpu returned {type(a).__name__}"
+            assert isinstance(a, torch.Tensor) and a.device.type == "tpu", (
+                f"tpu returned {type(a).__name__} on {getattr(a, 'device', None)}")
             assert a.dtype == e.dtype and a.shape == e.shape, (
                 f"{a.dtype} {tuple(a.shape)}, expected {e.dtype} {tuple(e.shape)}")
             if values:
-                torch.testing.assert_close(a.cpu(), e, equal_nan=True, check_stride=False)
+                torch.testing.assert_close(to_cpu(a), e, equal_nan=True, check_stride=False)
         elif isinstance(e, (int, float, complex, bool)) and values:
             torch.testing.assert_close(a, e, equal_nan=True)
 
@@ -129,8 +132,12 @@ def check_pair(info, dtype, samples=None):
         sample_list = list(info.sample_inputs("cpu", dtype))[:samples]
     except Exception as error:
         return 0, 0, f"no samples: {type(error).__name__}: {str(error)[:120]}"
+    from opinfo_harness import _reaches_device, moved
+
     compared = refused = 0
     for sample in sample_list:
+        if not _reaches_device(sample):  # Python scalars only: runs on CPU whatever the device
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -146,11 +153,8 @@ def check_pair(info, dtype, samples=None):
                         refused += 1
                         continue
                     raise AssertionError(f"the reference raised {type(cpu_error).__name__}, tpu did not")
-                args = tree_map(_to_tpu, (sample.input, *sample.args))
-                kwargs = tree_map(_to_tpu, sample.kwargs)
-                if kwargs.get("device") is not None:
-                    kwargs["device"] = "tpu"
-                actual = sample.output_process_fn_grad(info.op(*args, **kwargs))
+                s = moved(sample, "tpu")
+                actual = sample.output_process_fn_grad(info.op(s.input, *s.args, **s.kwargs))
                 _close(actual, expected, values)
             compared += 1
         except Exception as error:
