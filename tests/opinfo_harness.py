@@ -29,6 +29,9 @@ non-contiguous, moved to tpu with their exact layout):
   autocast  under torch.autocast("tpu", dtype=bfloat16/float16), the result
           equals CPU eager run on inputs cast as the entry's policy casts them,
           and has the dtype the policy implies.
+A dtype the OpInfo has on CUDA only (cpu_lacks: float16 FFTs, integer
+histc, ...) is checked the same way (values, meta, out, reference) against
+CPU computing in a wider dtype, rounded back (tests/cuda_dtype_reference.py).
 Every check also proves the route (torch_tpu.stats(), reset before each tpu
 call): the entry's registered overloads ran through its route (a stub
 entry's DispatchStub kernel ran), and nothing fell back to the host unless
@@ -52,6 +55,8 @@ import pytest
 import torch
 import torch_tpu
 from torch.utils import _pytree as pytree
+
+import cuda_dtype_reference
 
 DEVICE = "tpu"
 # The meta check predicts each sample twice (FakeTensor, meta device) through
@@ -113,6 +118,7 @@ class Case:
                                          # errors (error inputs choose their own dtypes)
     compare_values: bool = True          # False: metadata only (torch does not compare)
     xfail: str = ""                      # reason of a strict xfail ("" for none)
+    cpu_lacks: bool = False              # a dtype of the OpInfo on CUDA only: widened reference
 
     @property
     def opinfo_name(self) -> str:
@@ -125,10 +131,10 @@ class Case:
 
 
 def case(entry: Entry, check: str, opinfo: str, dtype: str, *, variant: str = "",
-         compare_values: bool = True, xfail: str = ""):
+         compare_values: bool = True, xfail: str = "", cpu_lacks: bool = False):
     """A pytest parameter for one Case; a known failure becomes a strict xfail."""
     assert check in CHECKS, check
-    c = Case(entry, check, opinfo, variant, dtype, compare_values, xfail)
+    c = Case(entry, check, opinfo, variant, dtype, compare_values, xfail, cpu_lacks)
     marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
     return pytest.param(c, id=c.id, marks=marks)
 
@@ -370,13 +376,18 @@ def _layout(t: torch.Tensor):
 
 def to_cpu(t: torch.Tensor) -> torch.Tensor:
     """t on CPU with its conj/neg bits. The bits are dropped on tpu (a view of
-    the same memory) and set again on CPU, so no tpu copy sees them."""
+    the same memory) and set again on CPU, so no tpu copy sees them.
+    complex32 (tpu's float16 FFTs) moves as its float16 pairs: tpu's strided
+    copies do not take complex32."""
     conj, neg = t.is_conj(), t.is_neg()
     if conj:
         t = t._conj()
     if neg:
         t = t._neg_view()
-    out = t.cpu()
+    if t.dtype == torch.complex32 and t.device.type != "cpu":
+        out = torch.view_as_complex(torch.view_as_real(t).cpu().contiguous())
+    else:
+        out = t.cpu()
     if neg:
         out = out._neg_view()
     if conj:
@@ -500,6 +511,8 @@ def _reference(c: Case, op, sample, cpu_in, process=True):
     the CPU model (oneDNN's float16 path rounds once, the portable one after
     every add)."""
     post = sample.output_process_fn_grad if process else (lambda r: r)
+    if c.cpu_lacks:
+        return cuda_dtype_reference.reference(op, cpu_in, getattr(torch, c.dtype), post=post)
     if c.dtype not in c.entry.float32_reference:
         return post(call(op, cpu_in))
     dtype = getattr(torch, c.dtype)
@@ -553,7 +566,10 @@ def _check_meta(c: Case, op, samples, route: Route) -> int:
                     raise
                 except Exception:
                     try:  # an invalid sample (CPU refuses it too) has no layout to predict
-                        call(op, moved(s, "cpu"))
+                        if c.cpu_lacks:
+                            _reference(c, op, s, moved(s, "cpu"), process=False)
+                        else:
+                            call(op, moved(s, "cpu"))
                     except Exception:
                         continue
                     raise  # a tpu failure, not FakeTensor's
@@ -570,7 +586,8 @@ def _check_meta(c: Case, op, samples, route: Route) -> int:
                         if _not_predictable(how, e):
                             continue  # FakeTensor / meta cannot know such an output
                         raise
-                    _same_prediction(how, op, s, real, real_in, pred, pred_in)
+                    _same_prediction(how, op, s, real, real_in, pred, pred_in,
+                                     getattr(torch, c.dtype) if c.cpu_lacks else None)
                     predictions += 1
                 if not predictions:
                     data_dependent += 1
@@ -632,7 +649,8 @@ def _aliasing(outputs, sample) -> list:
             for t in pytree.tree_leaves(outputs)]
 
 
-def _same_prediction(how: str, op, s, real, real_in, pred, pred_in) -> None:
+def _same_prediction(how: str, op, s, real, real_in, pred, pred_in,
+                     narrow: Optional[torch.dtype] = None) -> None:
     r_leaves, r_spec = pytree.tree_flatten(real)
     p_leaves, p_spec = pytree.tree_flatten(pred)
     assert r_spec == p_spec, f"{how}: structure: real {r_spec}, {how} {p_spec}"
@@ -646,28 +664,42 @@ def _same_prediction(how: str, op, s, real, real_in, pred, pred_in) -> None:
         f"{how}: outputs alias inputs {pred_alias} (index of the input, None = fresh), "
         f"the real tpu outputs {real_alias}")
     if _layouts(p_leaves) != _layouts(r_leaves):
-        _same_as_cpu(how, op, s, _layouts(r_leaves), _layouts(p_leaves))
+        _same_as_cpu(how, op, s, _layouts(r_leaves), _layouts(p_leaves), narrow)
 
 
 def _layouts(leaves):
     return [_layout(t) if isinstance(t, torch.Tensor) else None for t in leaves]
 
 
-def _same_as_cpu(how: str, op, s, real, pred) -> None:
+def _same_as_cpu(how: str, op, s, real, pred, narrow: Optional[torch.dtype] = None) -> None:
     """The predicted layout differs from the real tpu one: fine only if the
     same prediction mispredicts CPU eager in exactly the same way (an upstream
     quirk, e.g. FakeTensor's empty_like of a zero-size non-contiguous tensor),
-    and tpu agrees with CPU eager."""
-    cpu_real = _layouts(pytree.tree_leaves(call(op, moved(s, "cpu"))))
+    and tpu agrees with CPU eager. For a dtype CPU lacks (narrow), CPU runs
+    the widened sample and dtypes are left out of the comparison."""
+    strip = narrow is not None
+    if strip:
+        dtypes = [x and x["dtype"] for x in real], [x and x["dtype"] for x in pred]
+        assert dtypes[0] == dtypes[1], f"{how} predicts dtypes {dtypes[1]}, real tpu has {dtypes[0]}"
+        s = cuda_dtype_reference.widen(s, narrow)
+        real, pred = _without_dtype(real, strip), _without_dtype(pred, strip)
+    cpu_real = _without_dtype(_layouts(pytree.tree_leaves(call(op, moved(s, "cpu")))), strip)
     pred_in, ctx = _prediction_inputs(how, s, "cpu")
     with ctx:
-        cpu_pred = _layouts(pytree.tree_leaves(call(op, pred_in)))
+        cpu_pred = _without_dtype(_layouts(pytree.tree_leaves(call(op, pred_in))), strip)
     for k, (r, p) in enumerate(zip(real, pred)):
         if r == p:
             continue
         assert cpu_real[k] == r and cpu_pred[k] == p, (
             f"result {k}: {how} predicts {p}, real tpu is {r} "
             f"(on CPU: {how} {cpu_pred[k]}, real {cpu_real[k]})")
+
+
+def _without_dtype(layouts, strip: bool):
+    """Layouts without their dtype (when strip)."""
+    if not strip:
+        return layouts
+    return [None if x is None else {k: v for k, v in x.items() if k != "dtype"} for x in layouts]
 
 
 def _out_like(expected, contiguous: bool):
@@ -696,14 +728,38 @@ def _layout_change(before, after):
             for b, a in zip(before, after)]
 
 
-def _refuses_out_as_cpu_does(op, s, route: Route) -> None:
+def _cpu_out_target(c: Case, op, cpu_out):
+    """The CPU tensors the reference's out= call writes for cpu_out: cpu_out,
+    or for a dtype CPU lacks their twins in the wide dtype."""
+    if not c.cpu_lacks:
+        return cpu_out
+    return cuda_dtype_reference.out_twins(op, cpu_out, getattr(torch, c.dtype))
+
+
+def _cpu_out_call(c: Case, op, s, target):
+    """CPU's out= call for the sample into target (_cpu_out_target)."""
+    if not c.cpu_lacks:
+        return call(op, moved(s, "cpu"), out=target)
+    return cuda_dtype_reference.reference(op, moved(s, "cpu"), getattr(torch, c.dtype), out=target)
+
+
+def _as_out(written, cpu_out):
+    """What CPU wrote (written) in the dtypes of cpu_out, layout kept."""
+    w, spec = pytree.tree_flatten(written)
+    o, _ = pytree.tree_flatten(cpu_out)
+    return pytree.tree_unflatten([cuda_dtype_reference.retyped(a, b.dtype) if a.dtype != b.dtype else a
+                                  for a, b in zip(w, o)], spec)
+
+
+def _refuses_out_as_cpu_does(c: Case, op, s, route: Route) -> None:
     """A sample CPU refuses: its out= form (an empty out of the input's
     dtype) raises on tpu what it raises on CPU, instead of going unchecked."""
     dtype = next((x.dtype for x in pytree.tree_leaves((s.input, s.args)) if isinstance(x, torch.Tensor)),
                  torch.float32)
     cpu_out, tpu_out = torch.empty(0, dtype=dtype), torch.empty(0, dtype=dtype, device=DEVICE)
+    target = _cpu_out_target(c, op, cpu_out)
     try:
-        call(op, moved(s, "cpu"), out=cpu_out)
+        _cpu_out_call(c, op, s, target)
     except Exception as cpu_error:
         with pytest.raises(type(cpu_error)):
             route(call, op, moved(s, DEVICE), out=tpu_out)
@@ -711,7 +767,7 @@ def _refuses_out_as_cpu_does(op, s, route: Route) -> None:
         return
     # CPU takes it with out= (the reference refused only its float32 upcast): so must tpu.
     route(call, op, moved(s, DEVICE), out=tpu_out)
-    torch.testing.assert_close(tpu_out.cpu(), cpu_out, equal_nan=True)
+    torch.testing.assert_close(tpu_out.cpu(), _as_out(target, cpu_out), equal_nan=True)
 
 
 def _check_out(c: Case, op, samples, route: Route) -> int:
@@ -720,7 +776,7 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
         try:
             expected = _reference(c, op, s, moved(s, "cpu"), process=False)
         except Exception:
-            _refuses_out_as_cpu_does(op, s, route)  # not a valid sample on CPU
+            _refuses_out_as_cpu_does(c, op, s, route)  # not a valid sample on CPU
             continue
         if not pytree.tree_leaves(expected) or not all(
                 isinstance(x, torch.Tensor) for x in pytree.tree_leaves(expected)):
@@ -733,10 +789,11 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
                                            functools.partial(mirror, device=DEVICE, memo=memo),
                                            cpu_out)
             before = _out_layout(tpu_out)
-            cpu_before = _out_layout(cpu_out)
+            target = _cpu_out_target(c, op, cpu_out)
+            cpu_before = _out_layout(target)
             tpu_in = moved(s, DEVICE)
             try:
-                cpu_res = call(op, moved(s, "cpu"), out=cpu_out)
+                cpu_res = _cpu_out_call(c, op, s, target)
             except Exception as cpu_error:  # e.g. nonzero(as_tuple=True) takes no out=
                 with pytest.raises(type(cpu_error)):
                     route(call, op, tpu_in, out=tpu_out)
@@ -748,11 +805,12 @@ def _check_out(c: Case, op, samples, route: Route) -> int:
                     assert r is o, f"out {k}: op(..., out=t) did not return t"
                 # out= keeps a correctly shaped out's strides and storage; where
                 # CPU restrides it anyway (matmul's 1-d results), tpu must match.
-                after, cpu_after = _out_layout(tpu_out), _out_layout(cpu_out)
+                after, cpu_after = _out_layout(tpu_out), _out_layout(target)
                 assert _layout_change(before, after) == _layout_change(cpu_before, cpu_after), (
                     f"out= tensors went from {before} to {after}; on CPU from {cpu_before} to "
                     f"{cpu_after}")
                 del cpu_res
+                cpu_out = _as_out(target, cpu_out)
                 # Layout against CPU's out=, values against the allocating form
                 # (the out= contract; CPU's own out= can be wrong: on CPUs with
                 # AVX-512 FP16, oneDNN's gelu leaves a non-contiguous out unwritten).

@@ -19,6 +19,9 @@ errors and autocast; this file adds what torch's TestCommon checks beyond that
   test_dtypes   every dtype: an op runs on tpu exactly where it runs on CPU
         (the first samples of each dtype; an error has CPU's type). A dtype
         CPU supports and tpu rejects is the NotImplementedError a user hits.
+        A dtype the OpInfo supports on CUDA and not on CPU may run on tpu
+        where CPU refuses it: tpu follows CUDA there (its values are checked
+        by the generated tests, tests/cuda_dtype_reference.py).
 
 All tpu calls run inside torch_tpu.no_fallback(): an op that reached the host
 fallback fails. Known failures are strict xfails from the one XFAILS table
@@ -41,6 +44,7 @@ from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.common_utils import TestCase
 from torch.utils import _pytree as pytree
 
+import cuda_dtype_reference
 from device_generic import expecting, instantiate
 from opinfo_harness import _reaches_device, _seeded, call, moved
 
@@ -313,6 +317,8 @@ class TestCommonTPU(TestCase):
                 except RuntimeError as e:
                     differ[name] = f"{name}: the tpu kernel failed after the launch: {str(e)[:200]}"
                     break
+                if cpu_error is not None and tpu_error is None and cuda_dtype_reference.cpu_lacks(op, dtype):
+                    continue  # CUDA's dtype, which CPU lacks
                 if not _same_outcome(cpu_error, tpu_error):
                     differ[name] = (f"{name}: cpu {'runs' if cpu_error is None else repr(cpu_error)[:120]}"
                                     f", tpu {'runs' if tpu_error is None else repr(tpu_error)[:200]}")

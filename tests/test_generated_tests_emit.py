@@ -249,7 +249,7 @@ def test_runner_writes_per_entry_per_check_results(tmp_path):
   impl: copy_from
 """)
     (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "opinfo_harness.py"):
+    for name in ("conftest.py", "opinfo_harness.py", "cuda_dtype_reference.py"):
         shutil.copy(os.path.join(HERE, name), tmp_path / "tests" / name)
     op_tests.write(str(tmp_path), op_tests.render(entries))
     results = tmp_path / "results.json"

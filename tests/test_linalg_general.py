@@ -1,8 +1,9 @@
 """Linear algebra of general matrices on the device LAPACK, where the OpInfo
-samples cannot reach: linalg.lstsq's drivers (ATen lets a device other than
-the CPU ask only for gels, and defaults to gelsy), linalg.eigvals with out=,
-cholesky_inverse's errors, and matrix_exp's per-matrix scaling in a batch.
-Against CPU eager."""
+samples cannot reach: linalg.lstsq's four drivers on rank-deficient,
+broadcast and out= cases (ATen's own implementation lets a device other than
+the CPU ask only for gels; tpu has the CPU's rules), linalg.eigvals with
+out=, cholesky_inverse's errors, and matrix_exp's per-matrix scaling in a
+batch. Against CPU eager."""
 
 import pytest
 import torch
@@ -61,12 +62,100 @@ def test_lstsq_rank_deficient_gelsy():
     close(got.solution, want.solution, torch.float64)
 
 
-def test_lstsq_explicit_drivers_as_aten_allows_off_cpu():
-    a, b = rand(5, 3, dtype=torch.float32, seed=7), rand(5, 2, dtype=torch.float32, seed=8)
-    for driver in ("gelsy", "gelsd", "gelss"):
-        torch.linalg.lstsq(a, b, driver=driver)  # the CPU runs each
-        with pytest.raises(RuntimeError, match="other than `gels` is not supported"):
-            torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver=driver)
+DRIVERS = ["gels", "gelsy", "gelsd", "gelss"]
+
+
+def lstsq_close(got, want, dtype):
+    """Every output of CPU's lstsq: solution, residuals (which each driver
+    computes or leaves empty), rank and singular values, shapes included."""
+    for name in ("solution", "residuals", "rank", "singular_values"):
+        g, w = getattr(got, name), getattr(want, name)
+        assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape)
+        if name == "rank":
+            assert torch.equal(g.cpu(), w), (g, w)
+        else:
+            close(g, w, dtype)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape_a,shape_b", [((6, 4), (6, 3)), ((4, 6), (4, 2)), ((3, 7, 2), (3, 7, 1)),
+                                             ((1, 7, 3), (2, 7, 4)), ((6, 4), (6,)), ((5, 0), (5, 2))])
+def test_lstsq_every_driver_as_cpu(driver, dtype, shape_a, shape_b):
+    """Each driver CPU has: its solution, residuals (m > n: gels, gelsd and
+    gelss), rank (all but gels) and singular values (gelsd, gelss)."""
+    a, b = rand(*shape_a, dtype=dtype, seed=7), rand(*shape_b, dtype=dtype, seed=8)
+    want = torch.linalg.lstsq(a, b, driver=driver)
+    with torch_tpu.no_fallback():
+        got = torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver=driver.upper())  # any case, as CPU
+    lstsq_close(got, want, dtype)
+
+
+@pytest.mark.parametrize("driver", ["gelsy", "gelsd", "gelss"])
+def test_lstsq_rank_deficient_every_rank_revealing_driver(driver):
+    """A batch with a rank-deficient matrix: each driver's rank and
+    minimum-norm solution; gelsd/gelss then leave the residuals empty."""
+    a = rand(2, 6, 3, dtype=torch.float64, seed=9)
+    a[1, :, 2] = a[1, :, 0] + a[1, :, 1]
+    b = rand(2, 6, 2, dtype=torch.float64, seed=10)
+    want = torch.linalg.lstsq(a, b, rcond=1e-10, driver=driver)
+    got = torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), rcond=1e-10, driver=driver)
+    assert want.rank.tolist() == [3, 2]
+    lstsq_close(got, want, torch.float64)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_lstsq_out_tensors_as_cpu(driver):
+    """out=: empty outputs are used in place, a wrongly shaped solution gets
+    temporaries copied into it; afterwards each out tensor has CPU's shape,
+    strides and values."""
+    a, b = rand(5, 3, dtype=torch.float64, seed=11), rand(5, 2, dtype=torch.float64, seed=12)
+    for first in (lambda d: torch.empty(0, dtype=torch.float64, device=d),
+                  lambda d: torch.empty(5, 2, dtype=torch.float64, device=d)):
+        outs = {}
+        for device in ("cpu", "tpu"):
+            o = (first(device), torch.empty(0, dtype=torch.float64, device=device),
+                 torch.empty(0, dtype=torch.int64, device=device), torch.empty(0, dtype=torch.float64, device=device))
+            with pytest.warns(UserWarning) if o[0].numel() else _no_warning():
+                r = torch.linalg.lstsq(a.to(device), b.to(device), driver=driver, out=o)
+            assert all(x is y for x, y in zip(r, o))
+            outs[device] = o
+        for t, c in zip(outs["tpu"], outs["cpu"]):
+            assert (t.shape, t.stride()) == (c.shape, c.stride())
+            torch.testing.assert_close(t.cpu(), c, atol=1e-10, rtol=1e-10)
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("error", UserWarning)
+
+    def __exit__(self, *exc):
+        return self._w.__exit__(*exc)
+
+
+def test_lstsq_bad_driver_is_cpus_error_and_never_names_cuda():
+    a, b = rand(5, 3, dtype=torch.float32, seed=13), rand(5, 2, dtype=torch.float32, seed=14)
+    with pytest.raises(RuntimeError) as cpu:
+        torch.linalg.lstsq(a, b, driver="gelsx")
+    with pytest.raises(RuntimeError) as tpu:
+        torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver="gelsx")
+    assert str(tpu.value) == str(cpu.value)
+    assert "should be one of (gels, gelsy, gelsd, gelss)" in str(tpu.value)
+    for driver in DRIVERS:  # every driver runs: no message about CUDA
+        torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver=driver)
+
+
+def test_lstsq_gels_rank_deficient_raises_cpus_linalg_error():
+    a = rand(6, 3, dtype=torch.float64, seed=15)
+    a[:, 2] = 0
+    b = rand(6, 2, dtype=torch.float64, seed=16)
+    with pytest.raises(torch.linalg.LinAlgError, match="does not have full rank"):
+        torch.linalg.lstsq(a, b, driver="gels")
+    with pytest.raises(torch.linalg.LinAlgError, match="does not have full rank"):
+        torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver="gels")
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])

@@ -2,10 +2,10 @@
 importing op_db on every `python -m codegen` run.
 
 Importing torch.testing._internal.common_methods_invocations.op_db costs ~3 s
-(702 OpInfos). The facts the generator uses are small (names, CPU dtypes,
-out= support, which dtypes torch itself does not compare against CPU, backward
-dtypes, whether reference inputs are defined, how many error inputs reach a
-device), so they are extracted once and cached in build/opinfo_index.json,
+(702 OpInfos). The facts the generator uses are small (names, CPU dtypes
+and the dtypes only CUDA adds, out= support, which dtypes torch itself does
+not compare against CPU, backward dtypes, whether reference inputs are
+defined, how many error inputs reach a device), so they are extracted once and cached in build/opinfo_index.json,
 keyed by the stat() of the installed torch's OpInfo sources: a torch upgrade
 rebuilds it.
 """
@@ -25,8 +25,8 @@ from .opinfo_db import all_opinfos
 ROOT = paths.ROOT
 CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
 # 2: foreach OpInfos included (opinfo_db.py); 3: binary-ufunc facts; 4: backward
-# dtypes, reference_inputs, error inputs that reach a device
-_FORMAT = 4
+# dtypes, reference_inputs, error inputs that reach a device; 5: CUDA-only dtypes
+_FORMAT = 5
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ class OpInfoFacts:
     # ErrorInputs with a tensor argument or a device= (the others, Python
     # scalars only, never reach a device)
     error_inputs: int = 0
+    # supported on CUDA and not on CPU (tpu runs CUDA's dtypes too; the
+    # tests' reference widens them: tests/cuda_dtype_reference.py), DTYPES order
+    cuda_dtypes: Tuple[str, ...] = ()
 
     @property
     def full_name(self) -> str:
@@ -138,8 +141,10 @@ def _extract() -> List[OpInfoFacts]:
     for op in all_opinfos():
         dtypes = op.supported_dtypes("cpu")
         supported = tuple(n for n in DTYPES if getattr(torch, DTYPES[n][1]) in dtypes)
+        cuda = op.supported_dtypes("cuda")
+        cuda_only = tuple(n for n in DTYPES if getattr(torch, DTYPES[n][1]) in cuda and n not in supported)
         not_comparable = []
-        for dtype in supported:
+        for dtype in supported + cuda_only:
             for info in op.decorators:
                 if not isinstance(info, DecorateInfo):
                     continue
@@ -166,7 +171,7 @@ def _extract() -> List[OpInfoFacts]:
                                  tuple(n for n in supported
                                        if getattr(torch, DTYPES[n][1]) in backward),
                                  op.reference_inputs_func is not None,
-                                 _device_error_inputs(op)))
+                                 _device_error_inputs(op), cuda_only))
     return facts
 
 
@@ -176,7 +181,7 @@ def _to_json(facts: List[OpInfoFacts]) -> List[dict]:
              "not_comparable": [list(x) for x in f.not_comparable], "binary": (None if f.binary is None else
                                                                   vars(f.binary)),
              "backward_dtypes": list(f.backward_dtypes), "reference_inputs": f.reference_inputs,
-             "error_inputs": f.error_inputs}
+             "error_inputs": f.error_inputs, "cuda_dtypes": list(f.cuda_dtypes)}
             for f in facts]
 
 
@@ -184,7 +189,8 @@ def _from_json(rows: List[dict]) -> List[OpInfoFacts]:
     return [OpInfoFacts(r["name"], r["variant"], r["aten_name"], r["supports_out"],
                         tuple(r["dtypes"]), tuple(tuple(x) for x in r["not_comparable"]),
                         BinaryFacts(**r["binary"]) if r.get("binary") else None,
-                        tuple(r["backward_dtypes"]), r["reference_inputs"], r["error_inputs"])
+                        tuple(r["backward_dtypes"]), r["reference_inputs"], r["error_inputs"],
+                        tuple(r["cuda_dtypes"]))
             for r in rows]
 
 

@@ -269,6 +269,50 @@ def dtype_gap_section(f: Facts) -> str:
     return "\n".join(lines + [""])
 
 
+CUDA_GAPS = "Dtypes CUDA has and tpu rejects"
+
+
+def cuda_dtype_gaps(f: Facts) -> List[Tuple[str, Tuple[str, ...], List[str]]]:
+    """(op, declared dtypes, dtypes CUDA supports and CPU does not for the
+    entry's OpInfos that the entry does not declare), as dtype_gaps: a CUDA
+    program that calls the op in such a dtype gets NotImplementedError on tpu."""
+    out = []
+    for op, p in sorted((f.plans or {}).items()):
+        e = p.entry
+        if not e.dtypes or not p.opinfos or e.route == Route.COMPOSITE:
+            continue
+        cuda = [d for d in DTYPES if any(d in o.cuda_dtypes for o in p.opinfos)
+                and not any(d in o.dtypes for o in p.opinfos)]
+        missing = [d for d in cuda if d not in e.dtypes]
+        if missing:
+            out.append((op, e.dtypes, missing))
+    return out
+
+
+def cuda_dtype_gap_section(f: Facts) -> str:
+    gaps = cuda_dtype_gaps(f)
+    cases = [c for p in (f.plans or {}).values() for c in p.cases if c.cpu_lacks]
+    lines = [f"## {CUDA_GAPS}", "",
+             wrap("tpu runs CUDA's dtypes where CPU's are narrower, so that a CUDA program runs "
+                  "with \"cuda\" changed to \"tpu\". The generated tests check a dtype an "
+                  "OpInfo supports on CUDA and not on CPU against CPU computing in a wider dtype "
+                  "and rounding back (`tests/cuda_dtype_reference.py`): "
+                  f"{count(len(cases), 'check', 'checks')} over "
+                  f"{count(len({c.opinfo.full_name + ' ' + c.dtype for c in cases}), '(OpInfo, dtype) pair', '(OpInfo, dtype) pairs')}. "
+                  "Listed here: entries whose declared `dtypes` leave out such a dtype of the "
+                  "OpInfos their tests use (complex32, which tpu does not store, is not counted). "
+                  "CUDA-library entry points are excluded with their reason in "
+                  f"{link(WITHOUT_ENTRY)}."),
+             "", f"{count(len(gaps), 'entry', 'entries')}, "
+             f"{sum(len(g[2]) for g in gaps)} (entry, dtype) pairs.", ""]
+    if gaps:
+        notes = {op: p.entry.notes for op, p in (f.plans or {}).items()}
+        lines += header("op", "declared", "CUDA also supports", "notes")
+        lines += [row(f"`{op}`", ", ".join(declared), ", ".join(missing), notes.get(op) or "—")
+                  for op, declared, missing in gaps]
+    return "\n".join(lines + [""])
+
+
 def _opinfo_counts(f: Facts) -> Dict[str, int]:
     """Entries with generated OpInfo checks, their checks (xfailed or not),
     and the entries no OpInfo reaches (tested by hand, or not at all)."""
@@ -339,7 +383,8 @@ def _custom_checks(f: Facts) -> int:
 def document(f: Facts) -> str:
     """The whole of docs/coverage.md."""
     reasons = Reasons()
-    body = "\n".join([entries_section(f, reasons), declared_section(f), dtype_gap_section(f), custom_section(f),
+    body = "\n".join([entries_section(f, reasons), declared_section(f), dtype_gap_section(f),
+                      cuda_dtype_gap_section(f), custom_section(f),
                       autocast_section(f),
                       contracts_section(f, reasons), promotion_section(f), optim_section(f),
                       device_generic_section(f), core_section(f)])
@@ -395,6 +440,12 @@ def summary_section(f: Facts) -> str:
                          f"entries declaring fewer dtypes than CPU supports for their OpInfos: "
                          f"{sum(len(g[2]) for g in gaps)} (entry, dtype) pairs, an upper bound "
                          "on the dtypes that raise NotImplementedError on tpu"))
+        cuda_gaps = cuda_dtype_gaps(f)
+        cuda_cases = [c for p in f.plans.values() for c in p.cases if c.cpu_lacks]
+        lines.append(row(link(CUDA_GAPS), len(cuda_gaps),
+                         f"generated checks in dtypes only CUDA has (against a widened CPU "
+                         f"reference): {len(cuda_cases)}; entries declaring fewer of them than "
+                         f"their OpInfos: {sum(len(g[2]) for g in cuda_gaps)} (entry, dtype) pairs"))
     if f.modules is not None:
         m = f.modules
         lines.append(row("ModuleInfo tests", f"{m['tested']} of {m['modules']} modules",

@@ -2,7 +2,10 @@
 
 For each entry the generator picks OpInfos (the entry's tests.opinfo, else
 the OpInfos named like the op), dtypes (the entry's declared dtypes, else a
-small representative set; only those the OpInfo supports on CPU) and checks:
+small representative set; only those the OpInfo supports on CPU or CUDA: a
+dtype only CUDA has is checked against CPU computing in a wider dtype,
+tests/cuda_dtype_reference.py, in the values, meta, out and reference
+checks) and checks:
 
   values  tpu against CPU eager over the OpInfo's samples
   meta    FakeTensor on tpu against the real tpu results
@@ -56,6 +59,8 @@ REPRESENTATIVE_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "
 GRAD_DTYPES = ("float32", "float64")
 GRAD_FALLBACK_DTYPES = ("bfloat16", "float16")
 GRAD_COMPLEX_DTYPES = ("complex64",)
+# The checks a dtype only CUDA has gets (the grad check's dtypes are CPU's).
+CUDA_DTYPE_CHECKS = ("values", "meta", "out", "reference")
 _TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
 
@@ -117,6 +122,7 @@ class Case:
     dtype: str
     compare_values: bool
     xfail: str
+    cpu_lacks: bool = False         # a dtype the OpInfo has on CUDA only: a widened reference
 
 
 @dataclass
@@ -251,21 +257,24 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
     wanted = entry.tests.dtypes or entry.dtypes or REPRESENTATIVE_DTYPES
     if entry.tests.dtypes:
         p.gaps["dtypes"] = f"tested only in {', '.join(wanted)} (tests.dtypes)"
-    unsupported = [d for d in wanted if not any(d in f.dtypes for f in opinfos)]
+    unsupported = [d for d in wanted if not any(d in f.dtypes or d in f.cuda_dtypes for f in opinfos)]
     if unsupported and (entry.dtypes or entry.tests.dtypes):
         p.gaps["dtypes"] = (f"not tested: {', '.join(unsupported)} (no OpInfo used here "
-                            "supports them on CPU)")
+                            "supports them on CPU or CUDA)")
     for f in opinfos:
-        meta_dtypes = _meta_dtypes([d for d in wanted if d in f.dtypes])
+        meta_dtypes = _meta_dtypes([d for d in wanted if d in f.dtypes or d in f.cuda_dtypes])
         # A known meta failure in some dtype stays a (strict) test of that dtype.
         meta_dtypes += [d for x in entry.tests.xfail if not x.checks or "meta" in x.checks
                         for d in x.dtypes if d not in meta_dtypes]
         grad_dtypes = _grad_dtypes(_backward_dtypes(f, wanted))
         for dtype in wanted:
-            if dtype not in f.dtypes:
+            cpu_lacks = dtype not in f.dtypes
+            if cpu_lacks and dtype not in f.cuda_dtypes:
                 continue
             comparable = f.comparable(dtype) is None
             for check in checks:
+                if cpu_lacks and check not in CUDA_DTYPE_CHECKS:
+                    continue
                 if check == "out" and not f.supports_out:
                     continue
                 if check == "meta" and dtype not in meta_dtypes:
@@ -276,11 +285,12 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                     continue
                 if check == "errors":
                     continue  # dtype-free: one case per OpInfo, below
-                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype, f)))
+                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype, f), cpu_lacks))
         if "errors" in checks and f.error_inputs:
             p.cases.append(Case("errors", f, "", True, _xfail(entry, "errors", "", f)))
     meta_done = {c.dtype for c in p.cases if c.check == "meta"}
-    meta_skipped = [d for d in wanted if d not in meta_done and any(d in f.dtypes for f in opinfos)]
+    meta_skipped = [d for d in wanted if d not in meta_done
+                    and any(d in f.dtypes or d in f.cuda_dtypes for f in opinfos)]
     if "meta" in checks and meta_done and meta_skipped:
         p.gaps.setdefault("meta", f"not in {', '.join(meta_skipped)}: predicted in one dtype of "
                                   "each kind (bool, integer, float, bfloat16, float16, complex)")
@@ -296,7 +306,7 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
     _plan_autocast(p, opinfos)
     if not p.cases:
         p.untested = (f"the OpInfos ({', '.join(f.full_name for f in opinfos)}) support none of "
-                      f"the dtypes {', '.join(wanted)} on CPU")
+                      f"the dtypes {', '.join(wanted)} on CPU or CUDA")
     return p
 
 
@@ -422,6 +432,8 @@ def _case_view(var: str, c: Case) -> _CaseView:
         args.append(f"variant={_py(c.opinfo.variant)}")
     if not c.compare_values:
         args.append("compare_values=False")
+    if c.cpu_lacks:
+        args.append("cpu_lacks=True")
     if c.xfail:
         args.append(f"xfail={_py(c.xfail)}")
     return _CaseView(", ".join(args))

@@ -44,12 +44,13 @@ struct NegOp : OpTraits {
   };
 };
 
+// abs also takes bool (itself), as CUDA's abs does; CPU's does not.
 struct AbsOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kAbs;
   static constexpr const char* kName = "abs";
   static constexpr int kInputs = 1;
   template <typename C>
-  static constexpr bool supports = kSignedArith<C>;
+  static constexpr bool supports = kSignedArith<C> || std::is_same_v<C, Bool>;
 
   template <typename C>
   struct Fn {

@@ -79,11 +79,15 @@ void eig_complex_vectors(const MatrixBatch& complex_vectors, VectorBatch values,
 // Least squares min ||A X - B|| per right-hand side matrix, X in the first
 // cols rows of b (b has max(rows, cols) rows). a_index[i] is the A matrix of
 // B matrix i (batch broadcasting; A is copied before each call, as LAPACK
-// destroys it). driver "gels" (QR, full rank) or "gelsy" (complete
-// orthogonal factorization with rank from rcond); gelsy writes the rank
-// (int64, one per A matrix). infos: one per A matrix.
+// destroys it). The drivers are CPU's: gels (QR or LQ, full rank), gelsy
+// (complete orthogonal factorization), gelsd (SVD, divide and conquer) and
+// gelss (SVD), the last three with the rank from rcond (int64 `rank`, one
+// per A matrix, when given); gelsd/gelss write A's singular values
+// (`singular_values`, real, min(rows, cols) per A matrix, when given).
+// infos: one per A matrix.
+enum class LstsqDriver : int8_t { kGels, kGelsy, kGelsd, kGelss };
 void lstsq(const MatrixBatch& a, const MatrixBatch& b, const std::vector<int64_t>& a_index, int64_t* rank,
-           VectorBatch infos, double rcond, bool gelsy);
+           VectorBatch singular_values, VectorBatch infos, double rcond, LstsqDriver driver);
 
 // LAPACK's row interchanges as a permutation: perm (count rows of m int64,
 // holding 0..m-1) gets perm[i] <-> perm[pivots[i] - 1] for i < k, in order.

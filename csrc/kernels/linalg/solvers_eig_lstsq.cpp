@@ -1,6 +1,7 @@
 // The device solvers for general (non-symmetric) matrices (solvers.h):
-// eigen-decomposition (geev) and least squares (gels, gelsy). One LAPACK
+// eigen-decomposition (geev) and least squares (gels, gelsy, gelsd, gelss). One LAPACK
 // call per matrix, the batch over the device's cores.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -81,65 +82,111 @@ void eig_complex_vectors(const MatrixBatch& complex_vectors, VectorBatch values,
 }
 
 void lstsq(const MatrixBatch& a, const MatrixBatch& b, const std::vector<int64_t>& a_index, int64_t* rank,
-           VectorBatch infos, double rcond_, bool gelsy) {
+           VectorBatch singular_values, VectorBatch infos, double rcond_, LstsqDriver driver) {
   dispatch(a.dtype, [&]<typename T>() {
     using R = real_t<T>;
     const int m = to_int(a.rows, "rows"), n = to_int(a.cols, "cols"), nrhs = to_int(b.cols, "cols");
     const int ldb = to_int(b.ld, "ld"), lda = std::max(1, m);
     const R rcond = static_cast<R>(rcond_);
-    // The routine, looked up once (lapack::entry takes a lock).
+    constexpr bool cx = is_complex<T>;
+    // The routines (LAPACK's argument order; the complex ones take rwork),
+    // looked up once (lapack::entry takes a lock).
     using Gels = void (*)(const char*, const int*, const int*, const int*, T*, const int*, T*, const int*, T*,
                           const int*, int*, Len);
-    using GelsyReal = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*, const R*,
-                               int*, T*, const int*, int*);
-    using GelsyComplex = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*,
-                                  const R*, int*, T*, const int*, R*, int*);
-    using Gelsy = std::conditional_t<is_complex<T>, GelsyComplex, GelsyReal>;
-    const Gels gels_fn = gelsy ? nullptr : fn<Gels>(a.dtype, "gels");
-    const Gelsy gelsy_fn = gelsy ? fn<Gelsy>(a.dtype, "gelsy") : nullptr;
-    if (m == 0 || n == 0 || nrhs == 0) {
-      if (gelsy && rank != nullptr)
-        for (int64_t j = 0; j < a.count; ++j) rank[j] = 0;
+    using Gelsy = std::conditional_t<
+        cx, void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*, const R*, int*, T*,
+                     const int*, R*, int*),
+        void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*, const R*, int*, T*,
+                 const int*, int*)>;
+    using Gelss = std::conditional_t<
+        cx, void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*, const R*, int*, T*,
+                     const int*, R*, int*),
+        void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*, const R*, int*, T*,
+                 const int*, int*)>;
+    using Gelsd = std::conditional_t<
+        cx, void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*, const R*, int*, T*,
+                     const int*, R*, int*, int*),
+        void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*, const R*, int*, T*,
+                 const int*, int*, int*)>;
+    const Gels gels_fn = driver == LstsqDriver::kGels ? fn<Gels>(a.dtype, "gels") : nullptr;
+    const Gelsy gelsy_fn = driver == LstsqDriver::kGelsy ? fn<Gelsy>(a.dtype, "gelsy") : nullptr;
+    const Gelss gelss_fn = driver == LstsqDriver::kGelss ? fn<Gelss>(a.dtype, "gelss") : nullptr;
+    const Gelsd gelsd_fn = driver == LstsqDriver::kGelsd ? fn<Gelsd>(a.dtype, "gelsd") : nullptr;
+    const int mn = std::min(m, n);
+    if (nrhs == 0) {  // nothing to solve (LAPACK's gelsd refuses nrhs = 0)
+      if (rank != nullptr) std::fill(rank, rank + a.count, int64_t{0});
+      if (singular_values.data != nullptr)
+        std::fill(vec<R>(singular_values, 0), vec<R>(singular_values, 0) + a.count * mn, R(0));
       return;
     }
     over_batch(b.count, [&](int64_t s, int64_t e) {
       // LAPACK destroys A, which several right-hand sides may share: each
       // call works on a copy.
-      std::vector<T> acopy(static_cast<size_t>(lda) * n);
+      std::vector<T> acopy(static_cast<size_t>(lda) * std::max(1, n));
       auto load = [&](int64_t j) {
         const T* src = matrix<T>(a, j);
         for (int64_t c = 0; c < n; ++c)
           std::memcpy(acopy.data() + c * lda, src + c * a.ld, sizeof(T) * static_cast<size_t>(m));
       };
-      T query{};
-      int info = 0, lwork = -1;
+      int lwork = -1, rank32 = 0;
       std::vector<int> jpvt(std::max(1, n));
-      std::vector<R> rwork(2 * std::max(1, n));
-      int rank32 = 0;
+      std::vector<int> iwork(1);
+      std::vector<R> rwork(1), s_scratch(std::max(1, mn));
       const char trans = 'N';
-      auto call = [&](T* work, int64_t i, int* info_out) {
-        if (gelsy) {
-          std::fill(jpvt.begin(), jpvt.end(), 0);  // every column free to pivot
-          if constexpr (is_complex<T>) {
-            gelsy_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(), &rcond, &rank32, work,
-                     &lwork, rwork.data(), info_out);
-          } else {
-            gelsy_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(), &rcond, &rank32, work,
-                     &lwork, info_out);
-          }
-        } else {
-          gels_fn(&trans, &m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, work, &lwork, info_out, 1);
+      auto call = [&](T* work, int64_t i, int* info_out, R* sv) {
+        switch (driver) {
+          case LstsqDriver::kGels:
+            gels_fn(&trans, &m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, work, &lwork, info_out, 1);
+            break;
+          case LstsqDriver::kGelsy:
+            std::fill(jpvt.begin(), jpvt.end(), 0);  // every column free to pivot
+            if constexpr (cx)
+              gelsy_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(), &rcond, &rank32, work,
+                       &lwork, rwork.data(), info_out);
+            else
+              gelsy_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, jpvt.data(), &rcond, &rank32, work,
+                       &lwork, info_out);
+            break;
+          case LstsqDriver::kGelss:
+            if constexpr (cx)
+              gelss_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, sv, &rcond, &rank32, work, &lwork,
+                       rwork.data(), info_out);
+            else
+              gelss_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, sv, &rcond, &rank32, work, &lwork,
+                       info_out);
+            break;
+          case LstsqDriver::kGelsd:
+            if constexpr (cx)
+              gelsd_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, sv, &rcond, &rank32, work, &lwork,
+                       rwork.data(), iwork.data(), info_out);
+            else
+              gelsd_fn(&m, &n, &nrhs, acopy.data(), &lda, matrix<T>(b, i), &ldb, sv, &rcond, &rank32, work, &lwork,
+                       iwork.data(), info_out);
+            break;
         }
       };
+      // The workspace query (gelsd also answers its rwork and iwork sizes);
+      // CPU's sizes for the others: gelsy 2n, gelss 5 min(m, n) reals.
+      T query{};
+      int info = 0;
       load(a_index[s]);
-      call(&query, s, &info);
+      call(&query, s, &info, s_scratch.data());
       lwork = lwork_of(query);
+      if (driver == LstsqDriver::kGelsd) {
+        iwork.assign(std::max(1, iwork[0]), 0);
+        if constexpr (cx) rwork.assign(std::max<int>(1, static_cast<int>(rwork[0])), R(0));
+      } else if (cx && driver == LstsqDriver::kGelsy) {
+        rwork.assign(std::max(1, 2 * n), R(0));
+      } else if (cx && driver == LstsqDriver::kGelss) {
+        rwork.assign(std::max(1, 5 * mn), R(0));
+      }
       std::vector<T> work(lwork);
       for (int64_t i = s; i < e; ++i) {
         const int64_t j = a_index[i];
         load(j);
-        call(work.data(), i, vec<int>(infos, j));
-        if (gelsy && rank != nullptr) rank[j] = rank32;
+        R* sv = singular_values.data != nullptr ? vec<R>(singular_values, j) : s_scratch.data();
+        call(work.data(), i, vec<int>(infos, j), sv);
+        if (rank != nullptr && driver != LstsqDriver::kGels) rank[j] = rank32;
       }
     });
   });

@@ -86,7 +86,48 @@ void bincount_typed(const I* src, int64_t n, const W* weight, W* counts, int64_t
   for (int64_t i = 0; i < n; ++i) counts[src[i]] += weight ? weight[i] : W(1);
 }
 
+template <typename T>
+void histc_integer_typed(const T* src, int64_t n, int64_t lo, int64_t hi, int64_t bins, T* hist) {
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(runtime::current_core_count(), n / 4096));
+  std::vector<int64_t> local(parts * bins, 0);
+  // (x - lo) * bins wraps as CUDA's int64 arithmetic does (unsigned here:
+  // no undefined behaviour); a bin outside the histogram can only come from
+  // such an overflow and is dropped instead of written out of bounds.
+  const int64_t span = static_cast<int64_t>(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+  // span <= 0: hi - lo overflowed int64 (a full int64 range), no defined bin
+  if (span > 0) runtime::parallel_for(0, parts, 1, [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) {
+      int64_t* h = local.data() + p * bins;
+      for (int64_t i = p * n / parts; i < (p + 1) * n / parts; ++i) {
+        const int64_t x = static_cast<int64_t>(src[i]);
+        if (x < lo || x > hi) continue;
+        const int64_t scaled = static_cast<int64_t>((static_cast<uint64_t>(x) - static_cast<uint64_t>(lo)) *
+                                                    static_cast<uint64_t>(bins));
+        int64_t bin = static_cast<int32_t>(scaled / span);  // CUDA's (int) cast
+        if (bin == bins) bin -= 1;
+        if (bin >= 0 && bin < bins) ++h[bin];
+      }
+    }
+  });
+  for (int64_t b = 0; b < bins; ++b) {
+    uint64_t acc = 0;
+    for (int64_t p = 0; p < parts; ++p) acc += static_cast<uint64_t>(local[p * bins + b]);
+    hist[b] = static_cast<T>(acc);
+  }
+}
+
 }  // namespace
+
+void histc_integer(DType t, const void* src, int64_t n, int64_t lo, int64_t hi, int64_t bins, void* hist) {
+  switch (t) {
+    case DType::kUInt8: return histc_integer_typed(static_cast<const uint8_t*>(src), n, lo, hi, bins, static_cast<uint8_t*>(hist));
+    case DType::kInt8: return histc_integer_typed(static_cast<const int8_t*>(src), n, lo, hi, bins, static_cast<int8_t*>(hist));
+    case DType::kInt16: return histc_integer_typed(static_cast<const int16_t*>(src), n, lo, hi, bins, static_cast<int16_t*>(hist));
+    case DType::kInt32: return histc_integer_typed(static_cast<const int32_t*>(src), n, lo, hi, bins, static_cast<int32_t*>(hist));
+    case DType::kInt64: return histc_integer_typed(static_cast<const int64_t*>(src), n, lo, hi, bins, static_cast<int64_t*>(hist));
+    default: throw std::invalid_argument("torch_tpu kernels: histc_integer: unsupported dtype");
+  }
+}
 
 bool histogram_supports(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 || t == DType::kFloat64;

@@ -31,6 +31,13 @@ struct HistogramDesc {
 bool histogram_supports(DType t);
 void histogramdd(const HistogramDesc& d);
 
+// CUDA's histc of an integer tensor (ATen's cuda/SummaryOps.cu; CPU has
+// none): each of the n elements of src (contiguous) in [lo, hi] counts in bin
+// (x - lo) * bins / (hi - lo), in int64 (the last bin includes hi). Counts
+// are kept in int64 per core and written in the element type, whose
+// wrap-around is that of CUDA's adds in the element type.
+void histc_integer(DType t, const void* src, int64_t n, int64_t lo, int64_t hi, int64_t bins, void* hist);
+
 // bincount: range[0] = min, range[1] = max of the n integers of src (n > 0).
 void integer_range(DType t, const void* src, int64_t n, int64_t* range);
 // counts[src[i]] += 1 (int64 counts) or += weight[i] (weights float32 or

@@ -1,5 +1,5 @@
 // Device kernels for shape ops and range factories: triangular masks
-// (tril/triu), arange, linspace, nonzero. cat is copy_strided (copy.h) per
+// (tril/triu), arange, linspace, logspace, nonzero. cat is copy_strided (copy.h) per
 // input. Torch-free; they run inside a launched body.
 #pragma once
 
@@ -33,6 +33,20 @@ void arange(const TensorDesc& out, RangeScalar start, RangeScalar step);
 // divisor and index is part by part). The *_im parts are used by complex
 // dtypes only.
 void linspace(const TensorDesc& out, double start, double end, int64_t steps, double start_im, double end_im);
+
+// CPU's logspace for steps >= 2 into a contiguous 1-D out. Real dtypes:
+// start and end are the element type's values of the arguments and step is
+// double(end - start) / (steps - 1) in the element type's arithmetic (the
+// caller computes them as CPU does); out[i] = base^(start + step i) for the
+// first half, base^(end - step (steps - 1 - i)) for the second, in double,
+// converted to the element type. Complex dtypes compute everything in the
+// element type from the arguments' parts (start/end and *_im).
+struct LogspaceArgs {
+  double start = 0, end = 0, step = 0, base = 10;
+  double start_im = 0, end_im = 0;
+  int64_t steps = 0;
+};
+void logspace(const TensorDesc& out, const LogspaceArgs& args);
 
 // Nonzero elements of self (row-major order). nonzero_count writes their
 // number to *count (device memory, int64). nonzero_write fills out

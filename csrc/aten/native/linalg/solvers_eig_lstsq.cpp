@@ -1,11 +1,8 @@
 // DispatchStub kernels for general matrices on the device LAPACK
 // (kernels/linalg/solvers_eig_lstsq.cpp): linalg.eig / eigvals (geev, and
-// the complex eigenvectors of a real matrix) and linalg.lstsq (gels,
-// gelsy). ATen's ops check the arguments, allocate the outputs and report
-// the infos; for a device other than CPU and CUDA, linalg_lstsq's driver is
-// gelsy by default and only gels may be asked for.
-#include <string>
-
+// the complex eigenvectors of a real matrix). ATen's ops check the
+// arguments, allocate the outputs and report the infos. (linalg.lstsq is
+// lstsq.cpp.)
 #include "aten/native/linalg/lapack_operands.h"
 #include "generated/stub_kernels.h"
 
@@ -39,28 +36,6 @@ void lapack_eig_complex_vectors_kernel(const at::Tensor& complex_vectors, const 
   const auto cm = matrices(cv, "linalg.eig"), rm = matrices(rv, "linalg.eig");
   const auto wv = vectors(w);
   run("eig_complex_vectors", {&cv, &w, &rv}, [=] { sv::eig_complex_vectors(cm, wv, rm); });
-}
-
-// ATen's linalg_lstsq_out_info: a is A's F-contiguous copy (A's own batch),
-// b the solution buffer (broadcast batch, max(m, n) rows, B in the first m),
-// rank int64 per A matrix (gelsy), singular_values unused (gelsd/gelss only,
-// which ATen never passes for this device).
-void lapack_lstsq_kernel(const at::Tensor& A, at::Tensor& B, at::Tensor& rank, at::Tensor& singular_values,
-                         at::Tensor& infos, double rcond, std::string driver) {
-  TORCH_CHECK(driver == "gels" || driver == "gelsy", "torch.linalg.lstsq: driver ", driver,
-              " is not implemented on tpu (gels and gelsy are)");
-  const bool gelsy = driver == "gelsy";
-  if (gelsy && rank.numel() > 0 && (A.numel() == 0 || B.numel() == 0)) rank.zero_();
-  if (A.numel() == 0 || B.numel() == 0) return;
-  const Operand a = column_major(A, false), b = column_major(B, true), info = dense(infos, true);
-  const Operand r = gelsy && rank.numel() > 0 ? dense(rank, true) : Operand{};
-  const auto am = matrices(a, "linalg.lstsq"), bm = matrices(b, "linalg.lstsq");
-  std::vector<int64_t> a_index = broadcast_index(A, B, bm.count);
-  const auto iv = vectors(info, true);
-  int64_t* rank_ptr = r.work.defined() ? r.work.data_ptr<int64_t>() : nullptr;
-  auto body = [=, a_index = std::move(a_index)] { sv::lstsq(am, bm, a_index, rank_ptr, iv, rcond, gelsy); };
-  if (rank_ptr != nullptr) run("lapack_gelsy", {&b, &a, &info, &r}, std::move(body));
-  else run(gelsy ? "lapack_gelsy" : "lapack_gels", {&b, &a, &info}, std::move(body));
 }
 
 }  // namespace torch_tpu::aten

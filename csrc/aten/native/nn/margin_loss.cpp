@@ -2,7 +2,8 @@
 // of tpu ops (direct: upstream's kernels are CPU/CUDA-specific loops). CPU's
 // argument checks and messages; a target out of range is found with one
 // counted synchronisation, as CPU (which reads the targets on the host) and
-// CUDA (a device assert) both stop there.
+// CUDA (a device assert) both stop there. float16 and bfloat16 (CUDA's,
+// not CPU's) compute in float.
 //
 // multi_margin: per sample, sum over classes d != y of
 //   h = max(0, margin - x[y] + x[d])^p * weight[y], divided by the classes.
@@ -41,9 +42,15 @@ std::pair<int64_t, int64_t> margin_extents(const at::Tensor& input) {
 }
 
 void margin_check_floating(const at::Tensor& input, const char* name) {
-  TORCH_CHECK(at::isFloatingType(input.scalar_type()) && input.scalar_type() != at::kHalf &&
-                  input.scalar_type() != at::kBFloat16,
+  TORCH_CHECK(at::isFloatingType(input.scalar_type()),
               "\"", name, "\" not implemented for '", c10::toString(input.scalar_type()), "'");
+}
+
+// float16/bfloat16 (CUDA's dtypes, which CPU lacks) compute in float, as
+// CUDA's kernels do in their accumulate type; results round once into the
+// outputs (their copy_).
+at::Tensor opmath(const at::Tensor& t) {
+  return t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16 ? t.to(at::kFloat) : t;
 }
 
 // The per-sample losses (frames) reduced as CPU: mean and sum accumulate in
@@ -81,7 +88,7 @@ MultiMargin multi_margin_setup(const at::Tensor& input, const at::Tensor& target
               classes, " but got ", has_weight ? weight->sizes() : at::IntArrayRef{});
   check_long_target(target);
   MultiMargin m;
-  m.x = input.reshape({frames, classes});
+  m.x = opmath(input).reshape({frames, classes});
   m.target = target.reshape({frames, 1});
   if (frames > 0) {
     const bool in_range = ((m.target >= 0) & (m.target < classes)).all().item<bool>();
@@ -94,7 +101,7 @@ MultiMargin multi_margin_setup(const at::Tensor& input, const at::Tensor& target
 
 at::Tensor weight_of_target(const std::optional<at::Tensor>& weight, const at::Tensor& target) {
   if (!weight.has_value() || !weight->defined()) return {};
-  return weight->reshape(-1).index_select(0, target.reshape(-1)).unsqueeze(1);
+  return opmath(*weight).reshape(-1).index_select(0, target.reshape(-1)).unsqueeze(1);
 }
 
 }  // namespace
@@ -168,7 +175,7 @@ MultiLabel multilabel_setup(const at::Tensor& input, const at::Tensor& target, c
   TORCH_CHECK(consistent, "inconsistent target size: ", target.sizes(), " for input of size: ", input.sizes());
   check_long_target(target);
   MultiLabel m;
-  m.x = input.reshape({frames, classes});
+  m.x = opmath(input).reshape({frames, classes});
   const at::Tensor t = target.reshape({frames, classes});
   TORCH_CHECK(t.min().item<int64_t>() >= -1, arg, " is out of range");
   TORCH_CHECK(t.max().item<int64_t>() < classes, arg, " is out of range");

@@ -5,6 +5,7 @@
 // max, linspace edges) and counts like histogramdd_out_cpu_template on
 // contiguous [M, D] rows (histogram_run also applies `density`, for
 // torch.histogram and histogramdd).
+// Integer histc is CUDA's (SummaryOps.cu), which CPU does not have.
 // bincount (SummaryOps.cpp, CPU-only) reads the input's range with one
 // counted synchronisation: the output size depends on the maximum.
 #include <ATen/native/Resize.h>
@@ -13,11 +14,13 @@
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/Dispatch.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "aten/device/runtime_check.h"
@@ -117,6 +120,45 @@ std::pair<double, double> histc_outer_edges(const at::Tensor& input, const at::S
   return {left, right};
 }
 
+// The integer input's minimum and maximum, exactly (one synchronisation).
+std::pair<int64_t, int64_t> read_integer_range(const at::Tensor& input) {
+  auto [mn, mx] = at::aminmax(input);
+  const at::Tensor ends = at::stack({mn, mx}).to(at::kLong).cpu();
+  return {ends.const_data_ptr<int64_t>()[0], ends.const_data_ptr<int64_t>()[1]};
+}
+
+// CUDA's histc of integers (ATen's cuda/SummaryOps.cu: CPU's histc takes
+// floating dtypes only, and transformers' MoE routing calls it on int32
+// expert ids): CUDA's checks and messages, the bounds truncated to int64 and
+// narrowed to the element type, the data's range when min == max, an empty
+// range widened by one each side in the element type; counts in the
+// element type.
+at::Tensor histc_integer(const at::Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max) {
+  TORCH_CHECK(bins > 0, "bins must be > 0");
+  const int64_t min_s = min.to<int64_t>(), max_s = max.to<int64_t>();
+  int64_t lo = 0, hi = 0;
+  AT_DISPATCH_INTEGRAL_TYPES(self.scalar_type(), "histc", [&] {
+    // v as the element type (modular, as C++'s conversion), back in int64
+    auto narrow = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
+    lo = narrow(min_s);
+    hi = narrow(max_s);
+    if (min_s == max_s && self.numel() > 0) std::tie(lo, hi) = read_integer_range(self);
+    if (lo == hi) {
+      lo = narrow(static_cast<int64_t>(static_cast<uint64_t>(lo) - 1));
+      hi = narrow(static_cast<int64_t>(static_cast<uint64_t>(hi) + 1));
+    }
+  });
+  TORCH_CHECK(lo < hi, "max must be larger than min");
+  at::Tensor hist = at::empty({bins}, self.options());
+  const at::Tensor src = self.contiguous();
+  const kernels::DType t = device_dtype(self.scalar_type(), "histc");
+  const void* sp = src.const_data_ptr();
+  void* hp = hist.data_ptr();
+  const int64_t n = src.numel();
+  launch(self.device().index(), "histc", {sp, hp}, [=] { kernels::histc_integer(t, sp, n, lo, hi, bins, hp); });
+  return hist;
+}
+
 }  // namespace
 
 // The stubs ATen's device-generic Histogram.cpp calls for torch.histogram and
@@ -148,6 +190,12 @@ void histogram_select_outer_bin_edges_kernel(const at::Tensor& input, const int6
 // selection (no local search), as CPU.
 at::Tensor& histc_out(const at::Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max,
                       at::Tensor& out) {
+  if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/false)) {  // CUDA's _histc_out_cuda
+    const at::Tensor hist = histc_integer(self, bins, min, max);
+    at::native::resize_output(out, hist.sizes());
+    out.copy_(hist);
+    return out;
+  }
   at::Tensor bin_edges = at::empty({0}, self.options());
   const at::Tensor reshaped = self.reshape({self.numel(), 1});
   TORCH_CHECK(self.dtype() == out.dtype(), "torch.histogram: input tensor and hist tensor should",
@@ -162,6 +210,7 @@ at::Tensor& histc_out(const at::Tensor& self, int64_t bins, const at::Scalar& mi
 }
 
 at::Tensor histc(const at::Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max) {
+  if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/false)) return histc_integer(self, bins, min, max);
   at::Tensor hist = at::empty({0}, self.options(), at::MemoryFormat::Contiguous);
   return histc_out(self, bins, min, max, hist);
 }

@@ -1,9 +1,9 @@
 // Shape ops and range factories ATen implements for CPU only ("direct"
 // route): cat, tril/triu (structured impls: the generated wrappers run ATen's
 // structured meta(), which checks and sizes the output as for CPU; our
-// kernels fill it), arange.start_out and linspace.out (CPU's size
-// computation and checks, RangeUtils.h; the functional forms reach these
-// through ATen's CompositeExplicitAutograd kernels: arange, linspace).
+// kernels fill it), arange.start_out, linspace.out and logspace.out (CPU's
+// size computation and checks, RangeUtils.h; the functional and Tensor
+// forms reach these through ATen's CompositeExplicitAutograd kernels).
 #include <ATen/AccumulateType.h>
 #include <ATen/Dispatch.h>
 #include <ATen/MemoryOverlap.h>
@@ -11,6 +11,7 @@
 #include <ATen/core/ATen_fwd.h>
 #include <ATen/core/IListRef.h>
 
+#include <cmath>
 #include <vector>
 
 #include "aten/native/index/glue.h"
@@ -18,6 +19,7 @@
 #include "generated/ops/arange_start_out.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/linspace_out.h"
+#include "generated/ops/logspace_out.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
 #include "kernels/copy/copy.h"
@@ -146,6 +148,46 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   launch(out.device().index(), "linspace", std::move(buffers), [o = std::move(o), s, e, steps] {
     kernels::linspace(o, s.real(), e.real(), steps, s.imag(), e.imag());
   });
+  return out;
+}
+
+// CPU's logspace_out (RangeFactories.cpp): its checks, the contiguous
+// result copied into a non-contiguous out, one element by fill_, and for
+// real dtypes start, end and step as its loop has them (the element type's
+// start/end, the step from their difference in that type's arithmetic).
+at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.numel() != steps) out.resize_({steps});
+  at::Tensor r = out.is_contiguous() ? out : out.contiguous();
+  if (steps == 1) {
+    if (at::isComplexType(r.scalar_type())) {
+      r.fill_(std::pow(base, start.to<c10::complex<double>>()));
+    } else {
+      r.fill_(std::pow(base, start.to<double>()));
+    }
+  } else if (steps > 1) {
+    kernels::LogspaceArgs a;
+    a.steps = steps;
+    a.base = base;
+    if (at::isComplexType(r.scalar_type())) {
+      const auto s = start.to<c10::complex<double>>(), e = end.to<c10::complex<double>>();
+      a.start = s.real();
+      a.start_im = s.imag();
+      a.end = e.real();
+      a.end_im = e.imag();
+    } else {
+      AT_DISPATCH_ALL_TYPES_AND2(at::kBFloat16, at::kHalf, r.scalar_type(), "logspace_cpu", [&]() {
+        const scalar_t s = start.to<scalar_t>(), e = end.to<scalar_t>();
+        a.start = static_cast<double>(s);
+        a.end = static_cast<double>(e);
+        a.step = static_cast<double>(e - s) / (steps - 1);
+      });
+    }
+    kernels::TensorDesc o = describe_nd(r, "logspace", 1);
+    std::vector<const void*> buffers{o.data};
+    launch(r.device().index(), "logspace", std::move(buffers), [o = std::move(o), a] { kernels::logspace(o, a); });
+  }
+  if (!out.is_same(r)) out.copy_(r);
   return out;
 }
 
