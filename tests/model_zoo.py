@@ -63,6 +63,17 @@ def causal_lm_loss(model, input_ids):
     return loss if aux is None else loss + model.config.router_aux_loss_coef * aux.to(loss.dtype)
 
 
+def moe_causal_lm_loss(model, input_ids):
+    """causal_lm_loss of a mixture of experts in its default experts
+    implementation (grouped_mm), except for the float64 reference on CPU,
+    whose _grouped_mm refuses float64: there transformers' eager experts do
+    the same arithmetic."""
+    p = next(model.parameters())
+    if p.device.type == "cpu" and p.dtype == torch.float64:
+        model.set_experts_implementation("eager")
+    return causal_lm_loss(model, input_ids)
+
+
 def seq2seq_loss(source_key):
     def loss(model, source, labels):
         return _ce(model(**{source_key: source}, labels=labels).logits, labels)

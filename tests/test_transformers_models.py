@@ -12,7 +12,7 @@ import torch_tpu
 transformers = pytest.importorskip("transformers")
 import model_zoo  # noqa: E402
 from model_zoo import (FLOAT32_ISLANDS, VOCAB, causal_lm_loss, classifier_loss, compare_training, example, images,  # noqa: E402
-                       seq2seq_loss, tokens)
+                       moe_causal_lm_loss, seq2seq_loss, tokens)
 
 T = transformers
 NO_DROPOUT = dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
@@ -72,7 +72,7 @@ EXAMPLES = {
     "gpt2": example("gpt2", gpt2, _lm, causal_lm_loss),
     # RMSNorm's variance and the rotary angles are float32 in any dtype.
     "llama": example("llama", llama, _lm, causal_lm_loss, FLOAT32_ISLANDS),
-    "mixtral": example("mixtral", mixtral, _lm, causal_lm_loss, FLOAT32_ISLANDS),
+    "mixtral": example("mixtral", mixtral, _lm, moe_causal_lm_loss, FLOAT32_ISLANDS),
     # T5's layer norm computes its variance in float32.
     "t5": example("t5", t5, lambda g: (tokens(g), tokens(g, length=6)), seq2seq_loss("input_ids"),
                   FLOAT32_ISLANDS),

@@ -181,11 +181,19 @@ void lstsq(const MatrixBatch& a, const MatrixBatch& b, const std::vector<int64_t
         rwork.assign(std::max(1, 5 * mn), R(0));
       }
       std::vector<T> work(lwork);
+      // A's batch index j repeats when A is broadcast over B's batch, and
+      // rank, singular values and infos have A's batch (CPU's shapes): the
+      // call writes its own scratch (gelsd/gelss read the singular values
+      // back while they solve, so two threads must not share them), then
+      // the results are stored at j (the same values for every i of one j).
       for (int64_t i = s; i < e; ++i) {
         const int64_t j = a_index[i];
         load(j);
-        R* sv = singular_values.data != nullptr ? vec<R>(singular_values, j) : s_scratch.data();
-        call(work.data(), i, vec<int>(infos, j), sv);
+        int call_info = 0;
+        call(work.data(), i, &call_info, s_scratch.data());
+        *vec<int>(infos, j) = call_info;
+        if (singular_values.data != nullptr)
+          std::copy(s_scratch.begin(), s_scratch.begin() + mn, vec<R>(singular_values, j));
         if (rank != nullptr && driver != LstsqDriver::kGels) rank[j] = rank32;
       }
     });
