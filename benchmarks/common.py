@@ -117,13 +117,13 @@ def fmt_bytes(n: int) -> str:
 def print_table(title: str, rows: List[Dict[str, object]]) -> None:
     if not rows:
         return
-    cols = list(rows[0])
-    widths = {c: max(len(c), *(len(_cell(r[c])) for r in rows)) for c in cols}
+    cols = list(dict.fromkeys(c for r in rows for c in r))  # every row's columns, first seen first
+    widths = {c: max(len(c), *(len(_cell(r.get(c, ""))) for r in rows)) for c in cols}
     print(f"\n## {title}\n")
     print("| " + " | ".join(c.ljust(widths[c]) for c in cols) + " |")
     print("|" + "|".join("-" * (widths[c] + 2) for c in cols) + "|")
     for r in rows:
-        print("| " + " | ".join(_cell(r[c]).ljust(widths[c]) for c in cols) + " |")
+        print("| " + " | ".join(_cell(r.get(c, "")).ljust(widths[c]) for c in cols) + " |")
 
 
 def _cell(v: object) -> str:
