@@ -57,7 +57,7 @@ class BuildNative(build_ext):
             # include path in build/) is deleted when pip exits: the next
             # `python -m codegen` would rebuild it all.
             print("torch_tpu: editable install; build the extension in place with "
-                  "`python -m codegen` (README, Install)", file=sys.stderr)
+                  "`python -m codegen` (docs/install.md)", file=sys.stderr)
             return
         subprocess.check_call(cmd + ["--output-dir", os.path.dirname(os.path.abspath(target))], cwd=ROOT)
 
@@ -77,6 +77,6 @@ setup(
     ext_modules=[Extension("torch_tpu._C", sources=[])],
     cmdclass={"build_ext": BuildNative, "build_py": BuildPy},
     # scipy-openblas32: the device LAPACK behind torch.linalg (torch_tpu/_lapack.py,
-    # README "Linear algebra"), opened at run time; the build needs none of it.
+    # docs/kernels.md "Linear algebra"), opened at run time; the build needs none of it.
     install_requires=[torch_requirement(), "scipy-openblas32>=0.3.28"],
 )

@@ -14,7 +14,7 @@ test_compile.py's avg_pool_divisor case now covers.
 Known, not tpu's: the OpInfos that wrap their op in torch.testing's
 freeze_rng_state (item, dropout samples of scaled_dot_product_attention and
 multi_head_attention_forward) fail under Dynamo on CPU as well; sparse
-layouts, float8 and complex32 are outside the device (README).
+layouts, float8 and complex32 are outside the device (docs/architecture.md, "Scope and known limits").
 """
 
 import argparse

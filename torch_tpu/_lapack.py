@@ -1,7 +1,7 @@
 """The device's LAPACK library, handed to the kernel library at import.
 
 The device backs torch.linalg with scipy-openblas32 (a PyPI dependency,
-see README "Linear algebra"), as CUDA backs it with cuSOLVER. Only the path
+see docs/kernels.md, "Linear algebra"), as CUDA backs it with cuSOLVER. Only the path
 is found here (without importing the package, which would load the library
 into the process a second time); the kernel library opens it with dlopen on
 first use and resolves the `scipy_`-prefixed LAPACK entry points.

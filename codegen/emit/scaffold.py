@@ -96,7 +96,7 @@ def new_entry(op: str, route: Optional[str], stub: Optional[str], entries: List[
                          f"iterator's common dtype{scalars}. Add the "
                          f"row X({name}, BASE) to TORCH_TPU_ELEMENTWISE_OPS "
                          f"({kernel_ops.ELEMENTWISE_HEADER}) and its functor and table entry in "
-                         "csrc/kernels/elementwise/ (README, \"Adding an operator\"); or drop "
+                         "csrc/kernels/elementwise/ (docs/adding-an-operator.md, \"An elementwise op\"); or drop "
                          "'elementwise' and write the kernel in csrc/aten")
         elif signature:
             notes.append("Define in csrc/aten (python -m codegen declares it in "

@@ -1,7 +1,7 @@
 """Composite closure proof: is every aten overload that a `route: composite`
 entry reaches on tpu covered by the manifest?
 
-How an op is traced (docs/notes/pytorch-2.13-facts.md, "Composite closure"):
+How an op is traced (docs/pytorch-2.13-facts.md, "Composite closure"):
 OpInfo sample inputs are generated on CPU, checked to run there (a sample that
 fails on CPU does not apply to the overload), moved to tpu and turned into fake
 tpu tensors (FakeTensorMode().from_tensor). The overload itself is then called

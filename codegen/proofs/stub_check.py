@@ -4,7 +4,7 @@ class's impl() or a native function) really reference the entry's stub, and
 does it pass the stub the tensors' device rather than a hard-coded CPU?
 
 libtorch_cpu.so of the 2.13 wheel is not stripped, so binutils alone answer
-(docs/notes/pytorch-2.13-facts.md, "The stub route"):
+(docs/pytorch-2.13-facts.md, "The stub route"):
 
   nm -C -S --defined-only   every function's address and size (.symtab)
   objdump -R                GOT slots -> exported objects (the stubs) and PLT slots

@@ -90,7 +90,7 @@ void undeclared_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack
   TORCH_CHECK_NOT_IMPLEMENTED(
       fallback_policy() != FallbackPolicy::kError, "The operator '", name,
       "' has no tpu kernel. To add one, declare it in ops.yaml and run `python -m codegen` "
-      "(see README, 'Adding an operator'). To run it on the host instead (slow: inputs are "
+      "(see docs/adding-an-operator.md). To run it on the host instead (slow: inputs are "
       "copied to the CPU and results back), set TORCH_TPU_FALLBACK=warn or call "
       "torch_tpu.set_fallback_policy('warn').");
   run_on_host(op, stack, name);

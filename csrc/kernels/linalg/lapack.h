@@ -2,7 +2,7 @@
 // run time (dlopen), as a GPU's cuSOLVER is a library the driver loads.
 //
 // Why run-time resolution instead of linking: the library is a PyPI wheel
-// (scipy-openblas32, see README "Linear algebra"), found by Python at import
+// (scipy-openblas32, see docs/kernels.md, "Linear algebra"), found by Python at import
 // (scipy_openblas32.get_lib_dir()) and handed in with set_library(); the
 // build needs neither its headers nor its path, and the kernel library stays
 // torch-free. Its symbols carry a "scipy_" prefix and are opened
