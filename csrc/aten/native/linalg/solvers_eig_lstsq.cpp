@@ -4,9 +4,12 @@
 // gelsy). ATen's ops check the arguments, allocate the outputs and report
 // the infos; for a device other than CPU and CUDA, linalg_lstsq's driver is
 // gelsy by default and only gels may be asked for.
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "aten/native/linalg/lapack_operands.h"
+#include "generated/ops/linalg_lstsq_out.h"
 #include "generated/stub_kernels.h"
 
 namespace torch_tpu::aten {
@@ -39,6 +42,43 @@ void lapack_eig_complex_vectors_kernel(const at::Tensor& complex_vectors, const 
   const auto cm = matrices(cv, "linalg.eig"), rm = matrices(rv, "linalg.eig");
   const auto wv = vectors(w);
   run("eig_complex_vectors", {&cv, &w, &rv}, [=] { sv::eig_complex_vectors(cm, wv, rm); });
+}
+
+namespace {
+
+bool lapack_dtype(at::ScalarType t) {
+  return t == at::kFloat || t == at::kDouble || t == at::kComplexFloat || t == at::kComplexDouble;
+}
+
+}  // namespace
+
+// The precheck (ops.yaml): for a dtype the device LAPACK has no routines
+// for, ATen's linalg_lstsq_out checks, in its order, up to where it stops
+// for such a dtype (the default rcond is that dtype's epsilon; with an rcond
+// given it reaches its kernel, which has none: the generated
+// NotImplementedError). For other dtypes ATen makes them all itself.
+void lstsq_check(const at::Tensor& self, const at::Tensor& b, std::optional<double> rcond,
+                 std::optional<c10::string_view> driver) {
+  if (lapack_dtype(self.scalar_type()) && lapack_dtype(b.scalar_type())) return;
+  const char* name = "torch.linalg.lstsq";
+  TORCH_CHECK(self.dim() >= 2, name, ": input must have at least 2 dimensions.");
+  TORCH_CHECK(b.dim() >= 1, name, ": other must have at least 1 dimension.");
+  TORCH_CHECK(self.scalar_type() == b.scalar_type(), name,
+              ": Expected input and other to have the same dtype, but got input's dtype ", self.scalar_type(),
+              " and other's dtype ", b.scalar_type());
+  const int64_t dim_diff = self.dim() - b.dim();
+  TORCH_CHECK(0 <= dim_diff && dim_diff <= 1, name,
+              ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
+  const int64_t rows = dim_diff ? b.size(-1) : b.size(-2);
+  TORCH_CHECK(self.size(-2) == rows, dim_diff ? "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
+                                              : "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  if (driver.has_value()) {  // get_default_lstsq_driver, for a device other than the CPU
+    std::string d(*driver);
+    std::transform(d.begin(), d.end(), d.begin(), [](unsigned char c) { return std::tolower(c); });
+    TORCH_CHECK(d == "gels", name, ": `driver` other than `gels` is not supported on CUDA");
+  }
+  // at::native::_get_epsilon of a dtype other than float and double
+  TORCH_CHECK(rcond.has_value(), "This function doesn't handle types other than float and double");
 }
 
 // ATen's linalg_lstsq_out_info: a is A's F-contiguous copy (A's own batch),
