@@ -45,6 +45,7 @@ CASES = [
     ("gather", lambda d: torch.zeros(2, 3, device=d).gather(1, torch.tensor([[0, 3]], device=d)), "aten::gather"),
     ("nll_loss", lambda d: F.nll_loss(torch.zeros(3, 4, device=d), torch.tensor([0, 1, 7], device=d)),
      "aten::nll_loss_forward"),
+    ("multinomial", lambda d: torch.multinomial(torch.tensor([[0.5, -1.0]], device=d), 1), "aten::multinomial"),
 ]
 
 
@@ -87,6 +88,13 @@ def test_error_from_before_surfaces_at_an_unrelated_sync_naming_its_origin():
     message = str(got.value)
     assert "aten::index.Tensor" in message and f"line {line}" in message, message
     del bad
+
+
+def test_bincount_refuses_2d_weights_at_the_op():
+    """CPU's check, made before anything is launched (it used to reach the kernel)."""
+    for d in ("cpu", "tpu"):
+        with pytest.raises(RuntimeError, match="weights should be 1-d and have the same length as input"):
+            torch.bincount(torch.tensor([1, 0], device=d), torch.tensor([[1.0, 0.3], [1.0, 0.3]], device=d))
 
 
 @pytest.mark.parametrize("name, fn, op", CASES, ids=[c[0] for c in CASES])

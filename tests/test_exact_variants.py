@@ -34,10 +34,11 @@ FFT_TOL = dict(atol=1e-4, rtol=2e-5)  # CPU's MKL rounds float32 transforms (ops
     (torch.fft.fft, lambda g: torch.randn(4, 8, generator=g, dtype=torch.cfloat), None),
     (torch.fft.ifft2, lambda g: torch.randn(4, 8, generator=g, dtype=torch.cdouble), None),
     (torch.fft.rfft, lambda g: torch.randn(4, 8, generator=g), None),
+    (torch.fft.fft, lambda g: torch.randn(4, 8, generator=g), None),  # real input: the two-sided r2c
     (torch.fft.rfftn, lambda g: torch.randn(4, 6, generator=g, dtype=torch.float64), None),
     (torch.fft.irfft, lambda g: torch.randn(4, 5, generator=g, dtype=torch.cfloat), 8),
     (torch.fft.hfft, lambda g: torch.randn(4, 5, generator=g, dtype=torch.cfloat), 9),
-], ids=["fft", "ifft2", "rfft", "rfftn", "irfft", "hfft"])
+], ids=["fft", "ifft2", "rfft", "fft-real", "rfftn", "irfft", "hfft"])
 def test_fft_out(fn, make, n):
     x = make(_seeded())
     kwargs = {"n": n} if n else {}
