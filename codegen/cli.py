@@ -47,7 +47,8 @@ def write_generated(args, entries, check: bool = False) -> list:
     tests.update(contracts.render(entries))
     tests.update(custom_op_tests.render(customs))
     tests.update(module_tests.render(args.root))
-    return glue.write(args.root, glue.render(entries, customs), check=check) + op_tests.write(
+    excluded = [d.op for d in manifest.load_declared(args.manifest) if d.kind == "exclude"]
+    return glue.write(args.root, glue.render(entries, customs, excluded), check=check) + op_tests.write(
         args.root, tests, check=check)
 
 

@@ -71,9 +71,9 @@ BAD_MANIFESTS = {
     "precheck_not_a_call": ("- op: dot\n  route: direct\n  impl: dot\n  precheck: dot_check\n",
                             1, "key 'precheck'", "e.g. precheck: mm_same_dtype(self, mat2)"),
     "precheck_unknown_argument": ("- op: dot\n  route: direct\n  impl: dot\n  precheck: dot_check(self, tensr)\n",
-                                  1, "'tensr' is not a Tensor input of dot", "did you mean 'tensor'"),
-    "precheck_on_stub": ("- op: add.Tensor\n  route: stub\n  stub: add_stub\n  kernel: k\n"
-                         "  precheck: f(self)\n", 1, "key 'precheck'", "does not apply to route 'stub'"),
+                                  1, "'tensr' is not an input of dot", "did you mean 'tensor'"),
+    "precheck_on_composite": ("- op: repeat\n  route: composite\n  precheck: f(self)\n", 1, "key 'precheck'",
+                              "does not apply to route 'composite'"),
     "bad_impl": ("- op: view\n  route: direct\n  impl: 'not a name'\n",
                  1, "key 'impl'", "needs 'impl', a C++ name"),
     "unknown_stub": ("- op: add.Tensor\n  route: stub\n  stub: add_stb\n  kernel: k\n",

@@ -62,6 +62,12 @@ def test_backends_tpu_namespace():
         tb.cpu_capability = "avx2"
     with pytest.raises(TypeError, match="must be a bool"):
         tb.allow_excess_precision = 1
+    assert tb.launch_blocking is torch.tpu.get_launch_blocking() is False
+    tb.launch_blocking = True
+    try:
+        assert torch.tpu.get_launch_blocking() is True
+    finally:
+        tb.launch_blocking = False
 
 
 @pytest.mark.parametrize("name", ["tpu_dist", "tpu", "tccl"])

@@ -9,6 +9,10 @@ keeps CUDA's (installed there when torch_tpu is imported).
                                                   may keep float16/bfloat16 intermediates of a
                                                   fused kernel in float32 (Inductor's default);
                                                   False: it rounds each as eager does
+    torch.backends.tpu.launch_blocking            every launch waits for its kernel, so a device
+                                                  error is raised at the op (a debugging mode;
+                                                  torch.tpu.set_launch_blocking,
+                                                  TORCH_TPU_LAUNCH_BLOCKING)
 
 The name and the knob follow Google's TorchTPU, whose package and device
 string this project shares.
@@ -32,6 +36,20 @@ class _TpuBackendModule(types.ModuleType):
         import torch
 
         return torch.tpu.is_available()
+
+    @property
+    def launch_blocking(self) -> bool:
+        import torch
+
+        return torch.tpu.get_launch_blocking()
+
+    @launch_blocking.setter
+    def launch_blocking(self, value: bool) -> None:
+        import torch
+
+        if not isinstance(value, bool):
+            raise TypeError(f"torch.backends.tpu.launch_blocking must be a bool, not {type(value).__name__}")
+        torch.tpu.set_launch_blocking(value)
 
     @property
     def cpu_capability(self) -> str:

@@ -13,6 +13,7 @@ import jinja2
 
 from ..facts import autocast, stubs
 from . import custom_glue, output
+from .composite_out_checks import composite_out_overloads
 from ..model.manifest import Entry, Via, elementwise_params
 from .wrappers import Wrapper, structured_impl_declaration, wrapper
 
@@ -111,7 +112,7 @@ def declarations_of(e: Entry) -> List[_Declaration]:
     structured impl()."""
     pre = []
     if e.precheck:
-        params = ", ".join(f"const at::Tensor& {a}" for a in e.precheck_args)
+        params = ", ".join(f"{t} {a}" for t, a in zip(e.precheck_types, e.precheck_args))
         pre = [_Declaration(f"{e.op} precheck: before the dtype checks", f"void {e.precheck}({params})")]
     if e.structured_impl:
         return pre + [_Declaration(f"{e.op} family: structured impl after ATen's meta()",
@@ -126,9 +127,10 @@ def op_header(e: Entry) -> str:
     return os.path.join(GENERATED_DIR, "ops", e.op.replace(".", "_") + ".h")
 
 
-def render(entries: List[Entry], customs=()) -> Dict[str, str]:
+def render(entries: List[Entry], customs=(), excluded=()) -> Dict[str, str]:
     """Maps repository-relative path -> file content. customs: the custom
-    operators (codegen/model/custom_ops.py)."""
+    operators (codegen/model/custom_ops.py); excluded: the overloads ops.yaml
+    declares with `exclude:`."""
     env = _environment()
     entries = sorted(entries, key=lambda e: e.op)
     files: Dict[str, str] = {}
@@ -154,7 +156,8 @@ def render(entries: List[Entry], customs=()) -> Dict[str, str]:
     files[os.path.join(GENERATED_DIR, "elementwise_kernels.cpp")] = env.get_template(
         "elementwise_kernels.cpp.j2").render(kernels=elementwise_kernels(entries))
     files[os.path.join(GENERATED_DIR, "register_aten.cpp")] = env.get_template(
-        "register_aten.cpp.j2").render(num_shards=NUM_SHARDS)
+        "register_aten.cpp.j2").render(num_shards=NUM_SHARDS, composite_outs=composite_out_overloads(
+            [v.op for e in entries for v in e.variants], excluded))
     customs = sorted(customs, key=lambda c: c.qualname)
     files[os.path.join(GENERATED_DIR, "register_autocast.cpp")] = env.get_template(
         "register_autocast.cpp.j2").render(aten=_autocast_rows(entries),

@@ -45,7 +45,9 @@ def wrapper(entry: Entry, v: Variant) -> Wrapper:
         return Wrapper(v.op, "", "", [])
     name = cpp_name(v.op)
     body = [f'static auto& calls = telemetry::op_counter("aten::{v.op}");',
-            f"calls.count(telemetry::Route::{ROUTE_ENUM[entry.route]});"]
+            f"calls.count(telemetry::Route::{ROUTE_ENUM[entry.route]});",
+            # names the op in the errors its kernels find later (device/launch_origin.h)
+            f'const OpScope op_scope("aten::{v.op}");']
     func = v.upstream.func
     # Inputs only: an out= tensor's dtype is the op's own business (ATen
     # casts into it or rejects it with PyTorch's error, as on CPU). An input

@@ -65,9 +65,9 @@ KEYS = {
                               "composition instead of upstream's decomposition. impl is registered "
                               "for AutogradPrivateUse1 as well as PrivateUse1, so autograd records "
                               "what impl calls (covered ops, or autograd::Functions of its own)",
-    "precheck": "direct: 'name(arg, ...)', a handwritten C++ function (torch_tpu::aten) called "
-                "with the named Tensor inputs before the generated dtype checks (after ATen's "
-                "meta() for a structured_impl), for an argument check CPU makes before it "
+    "precheck": "direct or stub: 'name(arg, ...)', a handwritten C++ function (torch_tpu::aten) "
+                "called with the named inputs before the generated dtype checks (after ATen's "
+                "meta() for a structured op), for an argument check CPU makes before it "
                 "finds no kernel for a dtype (e.g. two inputs of different dtypes)",
     "device_check": "{policy: NoCheck, reason: ...}: no generated device check and guard for "
                     "this entry (default: as upstream's device_check/device_guard say)",
@@ -166,9 +166,11 @@ class Entry:
     impl: str = ""
     structured_impl: str = ""
     device_check_reason: str = ""   # set: the entry opts out of generated device checks
-    # ops.yaml precheck: the function and the Tensor inputs it is called with
+    # ops.yaml precheck: the function, the inputs it is called with and
+    # their C++ types (the dispatcher's)
     precheck: str = ""
     precheck_args: Tuple[str, ...] = ()
+    precheck_types: Tuple[str, ...] = ()
     # set: a direct entry for a CompositeImplicitAutograd op, registered for
     # AutogradPrivateUse1 too (why: this text)
     replaces_decomposition: str = ""
@@ -438,8 +440,8 @@ def _entry(path: str, item) -> Entry:
     if arg_dtypes:
         _check_arg_dtypes(check, arg_dtypes, [v.upstream for v in routed["variants"]] or [up])
     if "precheck" in item:
-        routed["precheck"], routed["precheck_args"] = _precheck(check, route, item["precheck"],
-                                                                routed["variants"])
+        routed["precheck"], routed["precheck_args"], routed["precheck_types"] = _precheck(
+            check, route, item["precheck"], routed["variants"])
     policy, reason = _autocast(check, up, item.get("autocast"))
     return Entry(autocast=policy, autocast_reason=reason, **common, **routed)
 
@@ -643,27 +645,33 @@ def structured_impl_params(out_op: upstream.UpstreamOp) -> List[cpp.Binding]:
 _PRECHECK = re.compile(r"^([A-Za-z_]\w*)\(\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\)$")
 
 
-def _precheck(check: _Checker, route: str, value, variants) -> Tuple[str, Tuple[str, ...]]:
-    """(function, argument names) of `precheck: name(arg, ...)`: each
-    argument a Tensor input of every overload the entry registers."""
-    if route != Route.DIRECT:
+def _precheck(check: _Checker, route: str, value, variants) -> Tuple[str, Tuple[str, ...], Tuple[str, ...]]:
+    """(function, argument names, their C++ types) of `precheck: name(arg,
+    ...)`: each argument an input of every overload the entry registers, of
+    one C++ type in all of them."""
+    if route not in (Route.DIRECT, Route.STUB):
         check.fail(f"'precheck' does not apply to route '{route}'",
-                   "remove it (only direct entries have a generated wrapper that calls it)",
+                   "remove it (only direct and stub entries have a generated wrapper that calls it)",
                    key="precheck")
     m = _PRECHECK.match(value) if isinstance(value, str) else None
     if not m:
         check.fail(f"precheck must be 'name(arg, ...)', got {value!r}",
                    "e.g. precheck: mm_same_dtype(self, mat2)", key="precheck")
     args = tuple(a.strip() for a in m.group(2).split(","))
+    types: Dict[str, str] = {}
     for v in variants:
-        tensors = {a.name for a in v.upstream.func.arguments.flat_non_out if str(a.type) == "Tensor"}
+        inputs = {a.name for a in v.upstream.func.arguments.flat_non_out}
+        params = {p.name: p.type for p in v.signature.params}
         for a in args:
-            if a not in tensors:
-                check.fail(f"precheck argument {a!r} is not a Tensor input of {v.op}"
-                           f"{did_you_mean(a, sorted(tensors))}",
-                           f"name Tensor inputs of the schema: {', '.join(sorted(tensors))}",
+            if a not in inputs:
+                check.fail(f"precheck argument {a!r} is not an input of {v.op}"
+                           f"{did_you_mean(a, sorted(inputs))}",
+                           f"name inputs of the schema: {', '.join(sorted(inputs))}",
                            key="precheck")
-    return m.group(1), args
+            if types.setdefault(a, params[a]) != params[a]:
+                check.fail(f"precheck argument {a!r} is {types[a]} in one overload and {params[a]} "
+                           f"in {v.op}", "name arguments of one type in every overload", key="precheck")
+    return m.group(1), args, tuple(types[a] for a in args)
 
 
 def _device_check(check: _Checker, route: str, value) -> str:

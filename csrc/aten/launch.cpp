@@ -1,5 +1,6 @@
 #include "aten/launch.h"
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/runtime_check.h"
 #include "aten/device/tpu_stream.h"
 
@@ -53,6 +54,14 @@ kernels::TensorDesc describe(const at::Tensor& t, const char* op) {
 void launch(c10::DeviceIndex device, const char* name, const runtime::BufferList& buffers, runtime::TaskBody&& body) {
   TPU_CHECK(runtime::launch(native_stream(current_stream(device)), name, std::move(buffers),
                             std::move(body)));
+}
+
+void launch_validating(c10::DeviceIndex device, const char* name, const runtime::BufferList& buffers,
+                       runtime::TaskBody&& body) {
+  // With launch blocking the error is raised here, at the op: no origin needed.
+  runtime::LaunchOriginPtr origin = runtime::launch_blocking() ? nullptr : launch_origin();
+  TPU_CHECK(runtime::launch(native_stream(current_stream(device)), name, buffers, std::move(body),
+                            std::move(origin)));
 }
 
 }  // namespace torch_tpu::aten

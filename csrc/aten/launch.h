@@ -26,4 +26,12 @@ kernels::TensorDesc describe(const at::Tensor& t, const char* op);
 // device pointers it touches (see runtime::launch).
 void launch(c10::DeviceIndex device, const char* name, const runtime::BufferList& buffers, runtime::TaskBody&& body);
 
+// launch() for a kernel that checks the data it is given and raises
+// PyTorch's error for bad data (an index out of range,
+// kernels/common/data_errors.h): the error is the user's, found after the
+// launch returned, so the launch records the op and the Python stack that
+// launched it for the report (device/launch_origin.h).
+void launch_validating(c10::DeviceIndex device, const char* name, const runtime::BufferList& buffers,
+                       runtime::TaskBody&& body);
+
 }  // namespace torch_tpu::aten

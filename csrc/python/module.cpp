@@ -15,6 +15,7 @@
 #include "aten/device/generator.h"
 #include "aten/device/graph.h"
 #include "aten/device/host_allocator.h"
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_trace.h"
 #include "aten/device/runtime_check.h"
 #include "aten/device/telemetry.h"
@@ -25,6 +26,7 @@
 #include "python/compiled_launch.h"
 #include "python/stream_gate.h"
 #include "python/graph_outputs.h"
+#include "runtime/kernel_errors.h"
 #include "runtime/runtime.h"
 #include "runtime/utilization.h"
 #include "runtime/trace.h"
@@ -376,6 +378,10 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_strict_mode", [] { return runtime::strict_mode(); });
   m.def("_bench_empty_launches", &bench_empty_launches);
+  m.def("_set_launch_blocking", [](bool on) { runtime::set_launch_blocking(on); });
+  m.def("_launch_blocking", [] { return runtime::launch_blocking(); });
+  m.def("_set_launch_stacks", [](bool on) { aten::set_launch_stacks(on); });
+  m.def("_launch_stacks", [] { return aten::launch_stacks(); });
   m.def("_set_slow_device_us", [](int64_t us) { runtime::set_slow_device_us(us); });
   m.def("_slow_device_us", [] { return runtime::slow_device_us(); });
   python::register_compiled_launch(m);

@@ -115,6 +115,9 @@ Config load_config() {
     if (parse_int64(v, &n) && n >= 0) c.slow_device_us = n;
     else warn("TORCH_TPU_SLOW_DEVICE_US", v, "0");
   }
+  if (const char* v = std::getenv("TORCH_TPU_LAUNCH_BLOCKING")) {
+    if (!parse_bool(v, &c.launch_blocking)) warn("TORCH_TPU_LAUNCH_BLOCKING", v, "launch blocking off");
+  }
   return c;
 }
 

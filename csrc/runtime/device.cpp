@@ -45,6 +45,7 @@ Runtime* create_runtime() {
   }
   init_strict_mode(cfg.strict);
   g_slow_device_us.store(cfg.slow_device_us, std::memory_order_relaxed);
+  g_launch_blocking.store(cfg.launch_blocking, std::memory_order_relaxed);
   install_fault_handler();
   install_fork_handler();
   return rt;
@@ -114,22 +115,22 @@ Status device_synchronize(int device) {
   const std::vector<StreamImpl*> streams = streams_of(device);
   // Report the first sticky error; clear the others too (they were covered).
   Status result = Status::kSuccess;
-  std::string message;
+  KernelError first;
   int more = 0;
   for (StreamImpl* s : streams) {
     if (!s->has_error.load(std::memory_order_acquire)) continue;
     if (take_error(s) != Status::kSuccess) {
       if (result == Status::kSuccess) {
         result = Status::kKernelFailure;
-        message = last_error_message();
+        first = last_kernel_error();
       } else {
         ++more;
       }
     }
   }
   if (result != Status::kSuccess) {
-    if (more) message += " (and kernel failures on " + std::to_string(more) + " more stream(s))";
-    return fail(result, message);
+    first.later_failures += more;  // the first failures of the device's other streams
+    return fail_kernel(std::move(first));
   }
   return Status::kSuccess;
 }

@@ -23,6 +23,10 @@ std::atomic<uint64_t> g_launches{0};
 uint64_t launch_count() { return g_launches.load(std::memory_order_relaxed); }
 
 Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& body) {
+  return launch(s, name, buffers, std::move(body), nullptr);
+}
+
+Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& body, LaunchOriginPtr origin) {
   const int64_t trace_begin = tracing_on() ? trace_clock_ns() : 0;
   StreamImpl* impl = nullptr;
   if (Status st = check_stream(s, &impl); st != Status::kSuccess) return st;
@@ -34,6 +38,7 @@ Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& 
   Task& task = claim_slot(impl);  // filled in place; publish() below
   task.name = name ? name : "<unnamed kernel>";
   task.fn = std::move(body);
+  task.origin = std::move(origin);
   // Without strict mode, the buffers of the stream's own device need no
   // record: free() waits for that device to go idle before it unmaps, and
   // nothing changes their protection. So a launch takes no reference and the
@@ -55,8 +60,14 @@ Status launch(Stream s, const char* name, const BufferList& buffers, TaskBody&& 
     if (Allocation* a = find_allocation(device, p, /*take_pending=*/true)) task.allocs.push_back(a);
   }
   if (trace_begin != 0) stamp(task, TraceKind::kKernel, 0, trace_begin);
-  publish(impl, task);
+  const uint64_t seq = publish(impl, task);
   g_launches.fetch_add(1, std::memory_order_relaxed);
+  // Launch blocking: wait for the task and report a failure now (an earlier
+  // task's too). A task launching onto its own stream cannot wait for itself.
+  if (g_launch_blocking.load(std::memory_order_relaxed) && impl != t_exec.stream) {
+    wait_for(impl, seq);
+    return take_error(impl, seq);
+  }
   return Status::kSuccess;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/kernel_errors.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::runtime::detail {
@@ -20,6 +21,9 @@ struct CorePool;
 // ------------------------------------------------------------------ errors --
 // Records `msg` as the calling thread's last error and returns `s`.
 Status fail(Status s, std::string msg);
+// Records a kernel's failure (last_kernel_error, and its one-line message)
+// and returns kKernelFailure.
+Status fail_kernel(KernelError error);
 
 // A pointer as error messages print it ("0x7f..."), like %p.
 std::string hex(const void* p);
@@ -32,6 +36,7 @@ struct Config {
   int cores = 1;                    // TORCH_TPU_CORES
   bool strict = false;              // TORCH_TPU_STRICT
   int64_t slow_device_us = 0;       // TORCH_TPU_SLOW_DEVICE_US
+  bool launch_blocking = false;     // TORCH_TPU_LAUNCH_BLOCKING
 };
 const Config& config();
 // "16GiB", "512MiB", "64KiB", "16G" (binary), "1GB" (decimal), "4096".
@@ -77,6 +82,8 @@ struct Device {
 CorePool* new_core_pool(int device, int cores);
 // Slow-device delay read by stream workers (test_modes.cpp).
 extern std::atomic<int64_t> g_slow_device_us;
+// Launch blocking (kernel_errors.h), set from the config when the runtime starts.
+extern std::atomic<bool> g_launch_blocking;
 
 // Initializes the runtime on first call (leaky singleton).
 int num_devices();

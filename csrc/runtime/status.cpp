@@ -11,6 +11,7 @@ namespace {
 // Per host thread, like cudaGetLastError's detail: a failure on one thread
 // never overwrites another thread's message.
 thread_local std::string t_last_error;
+thread_local KernelError t_kernel_error;
 }  // namespace
 
 const char* status_name(Status s) {
@@ -35,11 +36,24 @@ const char* status_name(Status s) {
 
 std::string last_error_message() { return t_last_error; }
 
+const KernelError& last_kernel_error() { return t_kernel_error; }
+
 namespace detail {
 
 Status fail(Status s, std::string msg) {
   t_last_error = std::move(msg);
+  t_kernel_error = KernelError{};
   return s;
+}
+
+Status fail_kernel(KernelError error) {
+  std::string msg = "kernel '" + error.kernel + "' failed on tpu:" + std::to_string(error.device) + ": " + error.what;
+  if (error.later_failures) {
+    msg += " (and " + std::to_string(error.later_failures) + " later kernel failure(s))";
+  }
+  t_last_error = std::move(msg);
+  t_kernel_error = std::move(error);
+  return Status::kKernelFailure;
 }
 
 std::string hex(const void* p) {

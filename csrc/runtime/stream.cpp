@@ -38,14 +38,13 @@ constexpr uint64_t kSweepEvery = 16;
 constexpr int64_t kPollNs = 4'000;
 
 void record_error(StreamImpl* s, const Task& t, const char* what) {
-  std::string msg = "kernel '" + t.name + "' failed on tpu:" + std::to_string(s->device) + ": " + what;
   std::lock_guard<std::mutex> lock(s->error_mu);
   if (!s->has_error.load(std::memory_order_relaxed)) {
-    s->error = std::move(msg);
-    s->extra_errors = 0;
+    s->error = KernelError{t.name, s->device, what, t.origin};
+    s->error_seq = t.seq;
     s->has_error.store(true, std::memory_order_release);
   } else {
-    ++s->extra_errors;  // first error wins
+    ++s->error.later_failures;  // first error wins
   }
 }
 
@@ -278,21 +277,18 @@ void wait_for(StreamImpl* s, uint64_t seq) {
   sweep(s);
 }
 
-Status take_error(StreamImpl* s) {
+Status take_error(StreamImpl* s, uint64_t launched) {
   if (!s->has_error.load(std::memory_order_acquire)) return Status::kSuccess;
-  std::string msg;
-  int extra = 0;
+  KernelError error;
   {
     std::lock_guard<std::mutex> lock(s->error_mu);
     if (!s->has_error.load(std::memory_order_relaxed)) return Status::kSuccess;
-    msg = std::move(s->error);
-    s->error.clear();
-    extra = s->extra_errors;
-    s->extra_errors = 0;
+    error = std::move(s->error);
+    error.at_launch = launched != 0 && s->error_seq == launched;
+    s->error = KernelError{};
     s->has_error.store(false, std::memory_order_release);
   }
-  if (extra) msg += " (and " + std::to_string(extra) + " later kernel failure(s) on the same stream)";
-  return fail(Status::kKernelFailure, std::move(msg));
+  return fail_kernel(std::move(error));
 }
 
 Status check_stream(Stream s, StreamImpl** out) {

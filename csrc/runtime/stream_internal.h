@@ -43,9 +43,11 @@ struct alignas(64) Task {
   AllocList allocs;
   BufferList local;
   TraceStamp trace;
+  LaunchOriginPtr origin;  // kernel_errors.h
   // Back to empty, keeping the name's and the lists' buffers.
   void reset() {
     fn.reset();
+    origin.reset();
     name.clear();
     allocs.clear();
     local.clear();
@@ -122,8 +124,8 @@ struct StreamImpl {
   // Sticky error: first failure wins until a sync point reports it.
   std::atomic<bool> has_error{false};
   std::mutex error_mu;
-  std::string error;
-  int extra_errors = 0;
+  KernelError error;       // later_failures counts the ones after it
+  uint64_t error_seq = 0;  // the failing task
 
   // Trace records of finished stamped tasks (trace.h); appended by the
   // worker, taken by the profiler.
@@ -154,8 +156,9 @@ void wait_for(StreamImpl* s, uint64_t seq);
 inline bool reached(const StreamImpl* s, uint64_t seq) {
   return s->completed.load(std::memory_order_acquire) >= seq;
 }
-// kKernelFailure (and clears the error) if the stream has a sticky error.
-Status take_error(StreamImpl* s);
+// kKernelFailure (and clears the error) if the stream has a sticky error;
+// `launched`: the seq of the task whose launch asks (launch blocking), 0 else.
+Status take_error(StreamImpl* s, uint64_t launched = 0);
 // A snapshot of a device's streams (empty for an invalid index). Streams are
 // never freed, only reused, so the pointers stay valid.
 std::vector<StreamImpl*> streams_of(int device);

@@ -31,6 +31,7 @@ from .device import (
     set_device,
     synchronize,
 )
+from .launch_blocking import get_launch_blocking, set_launch_blocking
 from .graphs import (
     TPUGraph,
     graph,
@@ -141,6 +142,7 @@ __all__ = [
     "MemPool", "use_mem_pool", "caching_allocator_alloc", "caching_allocator_delete", "host_memory_stats", "host_memory_stats_as_nested_dict",
     "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats", "is_tf32_supported", "max_memory_cached", "memory_cached",
     "Event", "ExternalStream", "get_stream_from_external", "get_device_capability", "OutOfMemoryError", "Stream", "StreamContext", "TPUGraph", "can_device_access_peer",
+    "get_launch_blocking", "set_launch_blocking",
     "get_per_process_memory_fraction", "get_sync_debug_mode", "is_bf16_supported", "memory_stats_as_nested_dict",
     "reset_max_memory_allocated", "reset_max_memory_cached", "set_per_process_memory_fraction", "set_sync_debug_mode", "graph", "graph_pool_handle",
     "is_current_stream_capturing", "make_graphed_callables", "cpu_capability", "current_device", "current_stream", "default_generators",

@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "aten/device/composite_out_check.h"
 #include "aten/device/telemetry.h"
 
 namespace torch_tpu::aten {
@@ -24,7 +25,10 @@ bool has_tpu_tensor(const at::RecordFunction& fn) {
 
 bool decomposes_on_tpu(const c10::OperatorHandle& op) {
   using c10::DispatchKey;
-  return !op.hasKernelForDispatchKey(DispatchKey::PrivateUse1) &&
+  // An out= overload whose tpu kernel only checks devices still decomposes.
+  const bool own_kernel =
+      op.hasKernelForDispatchKey(DispatchKey::PrivateUse1) && !is_composite_out_check(op.operator_name());
+  return !own_kernel &&
          (op.hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd) ||
           op.hasKernelForDispatchKey(DispatchKey::CompositeExplicitAutograd) ||
           op.hasKernelForDispatchKey(DispatchKey::CompositeExplicitAutogradNonFunctional));

@@ -85,7 +85,7 @@ void index_gather_typed(const ElementwiseDesc& d, const Indexer& ix) {
 }
 
 template <typename T, bool Accumulate>
-void index_put_typed(const ElementwiseDesc& d, const Indexer& ix) {
+void index_put_typed(const ElementwiseDesc& d, const Indexer& ix, bool in_order) {
   const DynLayout L = iterator_layout(d);
   char* self = static_cast<char*>(d.operands[0].data);
   const char* values = operand_data(d.operands[1]);
@@ -119,8 +119,8 @@ void index_put_typed(const ElementwiseDesc& d, const Indexer& ix) {
       }
     });
   };
-  if constexpr (Accumulate) {
-    body(0, L.numel());  // serial: deterministic sums (as CPU's serial_execution)
+  if (Accumulate || in_order) {
+    body(0, L.numel());  // serial: deterministic sums, or the last duplicate wins (as CPU's serial_execution)
   } else {
     runtime::parallel_for(0, L.numel(), grain_elements(sizeof(T) * 4), body);
   }
@@ -141,18 +141,19 @@ void index_gather(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_
 bool index_put_accumulate_supports(DType) { return true; }
 
 void index_put(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_sizes,
-               const std::vector<int64_t>& indexed_strides, bool accumulate, const IndexBounds& bounds) {
+               const std::vector<int64_t>& indexed_strides, PutMode mode, const IndexBounds& bounds) {
   Indexer ix = make_indexer(d, indexed_sizes, indexed_strides);
   ix.bounds = &bounds;
   if (d.operands[0].dtype != d.operands[1].dtype) throw std::invalid_argument("index_put: dtypes differ");
   if (d.numel() == 0) return;
-  if (!accumulate) {
+  if (mode != PutMode::kAccumulate) {
     visit_element_size(dtype_size(d.operands[0].dtype), [&](auto tag) {
-      index_put_typed<typename decltype(tag)::type, false>(d, ix);
+      index_put_typed<typename decltype(tag)::type, false>(d, ix, mode == PutMode::kInOrder);
     });
     return;
   }
-  visit_dtype(d.operands[0].dtype, [&](auto tag) { index_put_typed<typename decltype(tag)::type, true>(d, ix); });
+  visit_dtype(d.operands[0].dtype,
+              [&](auto tag) { index_put_typed<typename decltype(tag)::type, true>(d, ix, true); });
 }
 
 // ---- masked_fill ------------------------------------------------------------

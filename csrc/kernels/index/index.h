@@ -6,27 +6,20 @@
 // runtime::parallel_for.
 //
 // Data errors (an index out of range) can only be seen on the device. The
-// kernel throws; the stream keeps the first error and the next
-// synchronisation on it reports it (as CUDA's device-side asserts do, but
-// recoverable). The message starts with a tag naming the PyTorch error type
-// (kIndexErrorTag -> IndexError); the glue (csrc/aten/device/runtime_check.cpp) turns
-// it back into that type with CPU's own wording.
+// kernel throws them with CPU's type and wording (kernels/common/data_errors.h);
+// the next synchronisation reports them (as CUDA's device-side asserts do,
+// but recoverable, naming the op and where it was launched).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/common/data_errors.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/common/tensor_desc.h"
 
 namespace torch_tpu::kernels {
-
-inline constexpr const char kIndexErrorTag[] = "[IndexError] ";
-
-// Throws from device code: an IndexError (tagged) or a RuntimeError.
-[[noreturn]] void throw_index_error(const std::string& message);
-[[noreturn]] void throw_data_error(const std::string& message);
 
 // How a kernel checks an index against the size of the dimension it selects,
 // and how it reports one out of range: each op keeps CPU's error type and
@@ -113,10 +106,13 @@ void index_gather(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_
                   const std::vector<int64_t>& indexed_strides);
 
 // self[indices] = values (or += with accumulate): operands {self, values,
-// indices...}. Accumulation runs serially in iteration order (deterministic,
-// like CPU); a plain put runs on all cores (duplicates: one of them wins).
+// indices...}. kParallel runs on all cores (duplicates: one of them wins);
+// kInOrder runs serially in iteration order, so the last duplicate wins (CPU's
+// serial loop, CUDA's sorted put under torch.use_deterministic_algorithms);
+// kAccumulate sums serially in iteration order (deterministic, like CPU).
+enum class PutMode : int8_t { kParallel, kInOrder, kAccumulate };
 void index_put(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_sizes,
-               const std::vector<int64_t>& indexed_strides, bool accumulate,
+               const std::vector<int64_t>& indexed_strides, PutMode mode,
                const IndexBounds& bounds = kAdvancedIndexBounds);
 bool index_put_accumulate_supports(DType dtype);
 

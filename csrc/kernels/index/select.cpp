@@ -14,12 +14,6 @@
 
 namespace torch_tpu::kernels {
 
-[[noreturn]] void throw_index_error(const std::string& message) {
-  throw std::out_of_range(std::string(kIndexErrorTag) + message);
-}
-
-[[noreturn]] void throw_data_error(const std::string& message) { throw std::runtime_error(message); }
-
 void IndexBounds::fail(int64_t k, int64_t size, int64_t own_dim) const {
   const std::string text = message ? std::string(message)
                                    : std::string(prefix) + "index " + std::to_string(k) +

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/common/data_errors.h"
 #include "kernels/nn/nn.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
@@ -32,7 +33,7 @@ inline int64_t input_index(int64_t i, int64_t cls, int64_t classes, int64_t inne
 
 void check_target(int64_t cls, int64_t classes) {
   if (cls < 0 || cls >= classes) {
-    throw std::out_of_range("Target " + std::to_string(cls) + " is out of bounds.");
+    throw_index_error("Target " + std::to_string(cls) + " is out of bounds.");  // CPU's IndexError
   }
 }
 

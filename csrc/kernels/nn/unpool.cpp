@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/common/data_errors.h"
 #include "kernels/nn/unpool.h"
 #include "kernels/nn/rows.h"
 #include "runtime/runtime.h"
@@ -40,7 +41,7 @@ void max_unpool_forward(const UnpoolDesc& d, const void* x, const int64_t* indic
       msg += std::to_string(d.out[a]);
     }
     msg += ')';
-    throw std::runtime_error(msg);
+    throw_data_error(msg);
   }
 }
 

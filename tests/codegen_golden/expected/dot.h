@@ -17,7 +17,7 @@
 namespace torch_tpu::aten {
 
 // dot precheck: before the dtype checks
-void dot_check(const at::Tensor& self, const at::Tensor& tensor);
+void dot_check(const at::Tensor & self, const at::Tensor & tensor);
 
 // dot
 at::Tensor dot(const at::Tensor & self, const at::Tensor & tensor);

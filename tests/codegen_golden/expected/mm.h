@@ -17,7 +17,7 @@
 namespace torch_tpu::aten {
 
 // mm precheck: before the dtype checks
-void mm_same_dtype(const at::Tensor& self, const at::Tensor& mat2);
+void mm_same_dtype(const at::Tensor & self, const at::Tensor & mat2);
 
 // mm family: structured impl after ATen's meta()
 void mm_out(const at::Tensor & self, const at::Tensor & mat2, const at::Tensor & out);

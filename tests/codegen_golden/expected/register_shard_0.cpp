@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -20,6 +21,7 @@ namespace {
 at::Tensor tpu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   static auto& calls = telemetry::op_counter("aten::mm");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::mm");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_mm", "self");
   c10::impl::check_and_update_common_device(common_device, mat2, "tpu_mm", "mat2");
@@ -36,6 +38,7 @@ at::Tensor tpu_mm(const at::Tensor & self, const at::Tensor & mat2) {
 at::Tensor & tpu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::mm.out");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::mm.out");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_mm_out", "self");
   c10::impl::check_and_update_common_device(common_device, mat2, "tpu_mm_out", "mat2");

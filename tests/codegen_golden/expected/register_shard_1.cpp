@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -19,6 +20,7 @@ namespace {
 at::Tensor tpu__copy_from(const at::Tensor & self, const at::Tensor & dst, bool non_blocking) {
   static auto& calls = telemetry::op_counter("aten::_copy_from");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::_copy_from");
   return torch_tpu::aten::copy_from(self, dst, non_blocking);
 }
 

@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -19,6 +20,7 @@ namespace {
 const at::Tensor & tpu_resize_(const at::Tensor & self, at::IntArrayRef size, ::std::optional<at::MemoryFormat> memory_format) {
   static auto& calls = telemetry::op_counter("aten::resize_");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::resize_");
   return torch_tpu::aten::resize_(self, size, memory_format);
 }
 

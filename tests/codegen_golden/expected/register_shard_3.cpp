@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -24,6 +25,7 @@ namespace {
 at::Tensor tpu_dot(const at::Tensor & self, const at::Tensor & tensor) {
   static auto& calls = telemetry::op_counter("aten::dot");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::dot");
   torch_tpu::aten::dot_check(self, tensor);
   check_dtype("dot", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", self);
   check_dtype("dot", dtype_bit(at::ScalarType::Half) | dtype_bit(at::ScalarType::BFloat16) | dtype_bit(at::ScalarType::Float) | dtype_bit(at::ScalarType::Double), "float16, bfloat16, float32, float64", tensor);
@@ -37,6 +39,7 @@ at::Tensor tpu_dot(const at::Tensor & self, const at::Tensor & tensor) {
 at::Tensor tpu_exp2(const at::Tensor & self) {
   static auto& calls = telemetry::op_counter("aten::exp2");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::exp2");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::native::structured_exp2_out, 1> op;
   op.meta(self);
@@ -47,6 +50,7 @@ at::Tensor tpu_exp2(const at::Tensor & self) {
 at::Tensor & tpu_exp2_out(const at::Tensor & self, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::exp2.out");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::exp2.out");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_exp2_out", "self");
   c10::impl::check_and_update_common_device(common_device, out, "tpu_exp2_out", "out");
@@ -61,6 +65,7 @@ at::Tensor & tpu_exp2_out(const at::Tensor & self, at::Tensor & out) {
 at::Tensor & tpu_exp2_(at::Tensor & self) {
   static auto& calls = telemetry::op_counter("aten::exp2_");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::exp2_");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Inplace<at::native::structured_exp2_out> op(self);
   op.meta(self);
@@ -72,6 +77,7 @@ at::Tensor & tpu_exp2_(at::Tensor & self) {
 at::Tensor tpu_softplus(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
   static auto& calls = telemetry::op_counter("aten::softplus");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::softplus");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::native::structured_softplus_out, 1> op;
   op.meta(self, beta, threshold);
@@ -82,6 +88,7 @@ at::Tensor tpu_softplus(const at::Tensor & self, const at::Scalar & beta, const 
 at::Tensor & tpu_softplus_out(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::softplus.out");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::softplus.out");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::native::structured_softplus_out, 1> op(out);
   op.meta(self, beta, threshold);

@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -19,6 +20,7 @@ namespace {
 at::Tensor tpu_empty_strided(at::IntArrayRef size, at::IntArrayRef stride, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
   static auto& calls = telemetry::op_counter("aten::empty_strided");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::empty_strided");
   return torch_tpu::aten::empty_strided(size, stride, dtype, layout, device, pin_memory);
 }
 

@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -25,6 +26,7 @@ namespace {
 at::Tensor tpu_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   static auto& calls = telemetry::op_counter("aten::add.Tensor");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::add.Tensor");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::native::structured_ufunc_add_CPU, 1> op;
   op.meta(self, other, alpha);
@@ -37,6 +39,7 @@ at::Tensor tpu_add_Tensor(const at::Tensor & self, const at::Tensor & other, con
 at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::add.out");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::add.out");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::native::structured_ufunc_add_CPU, 1> op(out);
   op.meta(self, other, alpha);
@@ -50,6 +53,7 @@ at::Tensor & tpu_add_out(const at::Tensor & self, const at::Tensor & other, cons
 at::Tensor & tpu_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   static auto& calls = telemetry::op_counter("aten::add_.Tensor");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::add_.Tensor");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Inplace<at::native::structured_ufunc_add_CPU> op(self);
   op.meta(self, other, alpha);
@@ -63,6 +67,7 @@ at::Tensor & tpu_add__Tensor(at::Tensor & self, const at::Tensor & other, const 
 at::Tensor tpu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
   static auto& calls = telemetry::op_counter("aten::gather");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::gather");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_gather", "self");
   c10::impl::check_and_update_common_device(common_device, index, "tpu_gather", "index");
@@ -77,6 +82,7 @@ at::Tensor tpu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & i
 at::Tensor & tpu_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::gather.out");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::gather.out");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_gather_out", "self");
   c10::impl::check_and_update_common_device(common_device, index, "tpu_gather_out", "index");
@@ -93,6 +99,7 @@ at::Tensor & tpu_gather_out(const at::Tensor & self, int64_t dim, const at::Tens
 at::Tensor tpu_gelu(const at::Tensor & self, c10::string_view approximate) {
   static auto& calls = telemetry::op_counter("aten::gelu");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::gelu");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::meta::structured_gelu, 1> op;
   op.meta(self, approximate);
@@ -103,6 +110,7 @@ at::Tensor tpu_gelu(const at::Tensor & self, c10::string_view approximate) {
 at::Tensor & tpu_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::gelu.out");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::gelu.out");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Out<at::meta::structured_gelu, 1> op(out);
   op.meta(self, approximate);
@@ -114,6 +122,7 @@ at::Tensor & tpu_gelu_out(const at::Tensor & self, c10::string_view approximate,
 at::Tensor & tpu_gelu_(at::Tensor & self, c10::string_view approximate) {
   static auto& calls = telemetry::op_counter("aten::gelu_");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::gelu_");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Inplace<at::meta::structured_gelu> op(self);
   op.meta(self, approximate);

@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -23,6 +24,7 @@ namespace {
 at::Tensor & tpu_abs_out(const at::Tensor & self, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::abs.out");
   calls.count(telemetry::Route::kStub);
+  const OpScope op_scope("aten::abs.out");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   return at::native::abs_out(self, out);
 }
@@ -30,6 +32,7 @@ at::Tensor & tpu_abs_out(const at::Tensor & self, at::Tensor & out) {
 ::std::tuple<at::Tensor,at::Tensor> tpu_gru_input(const at::Tensor & input, const at::Tensor & hx, at::TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
   static auto& calls = telemetry::op_counter("aten::gru.input");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::gru.input");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, input, "tpu_gru_input", "input");
   c10::impl::check_and_update_common_device(common_device, hx, "tpu_gru_input", "hx");
@@ -40,6 +43,7 @@ at::Tensor & tpu_abs_out(const at::Tensor & self, at::Tensor & out) {
 at::Tensor tpu_view(const at::Tensor & self, at::IntArrayRef size) {
   static auto& calls = telemetry::op_counter("aten::view");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::view");
   return at::native::view(self, size);
 }
 

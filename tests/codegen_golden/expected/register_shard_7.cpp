@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "aten/device/launch_origin.h"
 #include "aten/device/op_registry.h"
 #include "aten/structured_wrappers.h"
 #include "aten/device/telemetry.h"
@@ -22,6 +23,7 @@ namespace {
 at::Tensor tpu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   static auto& calls = telemetry::op_counter("aten::_softmax");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::_softmax");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::meta::structured__softmax, 1> op;
   op.meta(self, dim, half_to_float);
@@ -33,6 +35,7 @@ at::Tensor tpu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float
 at::Tensor & tpu__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::_softmax.out");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::_softmax.out");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu__softmax_out", "self");
   c10::impl::check_and_update_common_device(common_device, out, "tpu__softmax_out", "out");
@@ -48,6 +51,7 @@ at::Tensor & tpu__softmax_out(const at::Tensor & self, int64_t dim, bool half_to
 at::Tensor tpu_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
   static auto& calls = telemetry::op_counter("aten::avg_pool2d");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::avg_pool2d");
   const c10::OptionalDeviceGuard guard(at::device_of(self));
   structured::Functional<at::meta::structured_avg_pool2d, 1> op;
   auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
@@ -58,6 +62,7 @@ at::Tensor tpu_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, 
 at::Tensor & tpu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
   static auto& calls = telemetry::op_counter("aten::avg_pool2d.out");
   calls.count(telemetry::Route::kDirect);
+  const OpScope op_scope("aten::avg_pool2d.out");
   std::optional<c10::Device> common_device;
   c10::impl::check_and_update_common_device(common_device, self, "tpu_avg_pool2d_out", "self");
   c10::impl::check_and_update_common_device(common_device, out, "tpu_avg_pool2d_out", "out");

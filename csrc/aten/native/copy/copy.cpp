@@ -108,6 +108,15 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_
   telemetry::count_copy(telemetry::Copy::kHostToDevice, nbytes_of(dst));
 }
 
+// t without its conjugate and negative bits: the values as stored.
+at::Tensor as_stored(const at::Tensor& t) {
+  if (!t.is_conj() && !t.is_neg()) return t;
+  at::Tensor raw = t.alias();
+  raw._set_conj(false);
+  raw._set_neg(false);
+  return raw;
+}
+
 void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   c10::DeviceGuard guard(src.device());
   const c10::Stream stream = current_stream(src.device().index());
@@ -203,28 +212,26 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     TORCH_WARN_ONCE("Casting complex values to real discards the imaginary part");
   }
   if (dst.numel() == 0 || is_same_data(dst, self)) return dst;
-  TORCH_CHECK(!dst.is_conj() && !dst.is_neg(),
-              "tpu copy_: copying into a conjugate or negative view is not supported; "
-              "copy into the resolved tensor instead");
   at::Tensor src = self.sizes() == dst.sizes() ? self : self.expand(dst.sizes());
   if (src_tpu && dst_tpu) {
-    // A conjugate/negative view is copied as stored, then resolved in place on
-    // the destination by the device's own conj_physical_/neg_ kernels.
-    at::Tensor stored = src;
-    if (src.is_conj() || src.is_neg()) {
-      stored = src.alias();
-      stored._set_conj(false);
-      stored._set_neg(false);
-    }
+    // Conjugate/negative views are copied as stored, then the stored values
+    // of dst are fixed in place by the device's conj_physical_/neg_ where the
+    // two tensors' bits differ: dst, read through its own bits, equals src
+    // read through src's (raw(dst) = conj^(a xor b) neg^(c xor d) raw(src)).
+    const at::Tensor stored = as_stored(src), target = as_stored(dst);
     if (src.device() == dst.device()) {
-      copy_device_to_device(stored, dst);
+      copy_device_to_device(stored, target);
     } else {
-      copy_peer(stored, dst);
+      copy_peer(stored, target);
     }
-    if (src.is_conj() && dst.is_complex()) dst.conj_physical_();
-    if (src.is_neg()) dst.neg_();
+    if (src.is_conj() != dst.is_conj() && dst.is_complex()) target.conj_physical_();
+    if (src.is_neg() != dst.is_neg()) target.neg_();
   } else if (dst_tpu) {
-    copy_host_to_device(src.resolve_conj().resolve_neg(), dst, non_blocking);
+    // The values dst must store, resolved on the host by CPU's own kernels.
+    at::Tensor values = src;
+    if (dst.is_conj()) values = values.conj();
+    if (dst.is_neg()) values = values._neg_view();
+    copy_host_to_device(values.resolve_conj().resolve_neg(), as_stored(dst), non_blocking);
   } else {
     copy_device_to_host(src, dst, non_blocking);
   }

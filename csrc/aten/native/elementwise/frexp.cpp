@@ -11,9 +11,16 @@
 
 #include "aten/iterator_desc.h"
 #include "aten/launch.h"
+#include "generated/ops/frexp_Tensor_out.h"
 #include "generated/stub_kernels.h"
 
 namespace torch_tpu::aten {
+
+// The precheck (ops.yaml): ATen's frexp_out refuses a non-floating input
+// with its own message before any kernel is looked for.
+void frexp_floating(const at::Tensor& self) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "torch.frexp() only supports floating-point dtypes");
+}
 
 void frexp_kernel(at::TensorIteratorBase& iter) {
   const at::ScalarType compute = iter.dtype(0);  // the mantissa's, = the input's

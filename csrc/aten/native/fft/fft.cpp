@@ -13,6 +13,7 @@
 // normalization is ATen's fft_norm_mode: 0 none, 1 1/sqrt(n), 2 1/n, with n
 // the product of the signal sizes.
 #include <ATen/core/Tensor.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
 #include <c10/core/WrapDimMinimal.h>
@@ -22,8 +23,11 @@
 
 #include "aten/launch.h"
 #include "generated/ops/_fft_c2c.h"
+#include "generated/ops/_fft_c2c_out.h"
 #include "generated/ops/_fft_c2r.h"
+#include "generated/ops/_fft_c2r_out.h"
 #include "generated/ops/_fft_r2c.h"
+#include "generated/ops/_fft_r2c_out.h"
 #include "kernels/fft/fft.h"
 
 namespace torch_tpu::aten {
@@ -199,6 +203,28 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
     mid = fft_strides(self.sizes(), self.strides(), sort_dims(self.strides(), c2c_dims, false));
   }
   return restrided(out, fft_strides(out.sizes(), mid, {last}));
+}
+
+// The out= forms, as CPU's _fft_*_mkl_out: the result, then copied into out.
+at::Tensor& fft_c2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward,
+                        at::Tensor& out) {
+  const at::Tensor result = fft_c2c(self, dim, normalization, forward);
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+at::Tensor& fft_r2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided,
+                        at::Tensor& out) {
+  const at::Tensor result = fft_r2c(self, dim, normalization, onesided);
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+at::Tensor& fft_c2r_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size,
+                        at::Tensor& out) {
+  const at::Tensor result = fft_c2r(self, dim, normalization, last_dim_size);
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
 }
 
 }  // namespace torch_tpu::aten

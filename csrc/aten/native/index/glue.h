@@ -8,6 +8,7 @@
 
 #include "aten/launch.h"
 #include "kernels/common/tensor_desc.h"
+#include "kernels/index/index.h"
 
 namespace torch_tpu::aten {
 
@@ -17,5 +18,10 @@ kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min
 // RuntimeError unless every defined tensor is on out's tpu device (CPU's
 // wording for tensors on different devices).
 void check_same_tpu_device(const char* op, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs);
+
+// How a put writes duplicates: accumulating, or under
+// torch.use_deterministic_algorithms(True) in order (the last one wins, as
+// CPU's serial loop and CUDA's sorted put), else on all cores.
+kernels::PutMode put_mode(bool accumulate);
 
 }  // namespace torch_tpu::aten

@@ -78,7 +78,7 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
     s.sizes = {1};
   }
   std::vector<const void*> buffers{o.data, s.data, i.data};
-  launch(out.device().index(), "index_select", std::move(buffers),
+  launch_validating(out.device().index(), "index_select", std::move(buffers),
          [o = std::move(o), s = std::move(s), i = std::move(i), dim] { kernels::index_select(o, s, dim, i); });
   return out;
 }
@@ -240,7 +240,7 @@ at::Tensor repeat_interleave_Tensor(const at::Tensor& repeats, std::optional<int
   } else {
     at::Tensor total_dev = at::empty({}, r.options().dtype(at::kLong));
     int64_t* t = total_dev.mutable_data_ptr<int64_t>();
-    launch(dev, "repeat_interleave_total", {rp, t},
+    launch_validating(dev, "repeat_interleave_total", {rp, t},
            [rp, dtype, n, t] { kernels::repeat_interleave_total(rp, dtype, n, t); });
     telemetry::count_sync("repeat_interleave");
     TPU_CHECK(runtime::memcpy_and_sync(&total, t, sizeof(int64_t), runtime::MemcpyKind::kDeviceToHost,
@@ -248,7 +248,7 @@ at::Tensor repeat_interleave_Tensor(const at::Tensor& repeats, std::optional<int
   }
   at::Tensor out = at::empty({total}, r.options());
   void* op = out.data_ptr();
-  launch(dev, "repeat_interleave", {rp, op},
+  launch_validating(dev, "repeat_interleave", {rp, op},
          [rp, dtype, n, op, total] { kernels::repeat_interleave_write(rp, dtype, n, op, total); });
   return out;
 }

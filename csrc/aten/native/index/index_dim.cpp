@@ -49,8 +49,9 @@ void launch_index_put_dim(const char* name, const at::TensorIteratorBase& iter, 
   const int64_t stride_bytes = dim_stride * static_cast<int64_t>(kernels::dtype_size(d.operands[0].dtype));
   std::vector<const void*> buffers = device_buffers(d);
   c10::DeviceGuard guard(iter.device(0));
-  launch(iter.device(0).index(), name, std::move(buffers), [d = std::move(d), dim_size, stride_bytes, bounds] {
-    kernels::index_put(d, {dim_size}, {stride_bytes}, /*accumulate=*/false, bounds);
+  const kernels::PutMode mode = put_mode(/*accumulate=*/false);
+  launch_validating(iter.device(0).index(), name, std::move(buffers), [d = std::move(d), dim_size, stride_bytes, bounds, mode] {
+    kernels::index_put(d, {dim_size}, {stride_bytes}, mode, bounds);
   });
 }
 
@@ -86,7 +87,7 @@ void launch_index_scatter(const char* name, const at::Tensor& result, int64_t di
   if (value) std::memcpy(bytes.data(), value, value_size);
   std::vector<const void*> buffers{s.data, i.data, sr.data};
   c10::DeviceGuard guard(result.device());
-  launch(result.device().index(), name, std::move(buffers),
+  launch_validating(result.device().index(), name, std::move(buffers),
          [s = std::move(s), i = std::move(i), sr = std::move(sr), bytes, dim, op, bounds] {
            kernels::scatter(s, dim, i, &sr, bytes.data(), op, bounds);
          });
@@ -142,7 +143,7 @@ void launch_take_put(const char* name, at::TensorIterator& iter, const at::Tenso
   std::vector<const void*> buffers = device_buffers(d);
   buffers.push_back(s.data);
   c10::DeviceGuard guard(self.device());
-  launch(self.device().index(), name, std::move(buffers),
+  launch_validating(self.device().index(), name, std::move(buffers),
          [d = std::move(d), s = std::move(s), mode] { kernels::take_put(d, s, mode); });
 }
 

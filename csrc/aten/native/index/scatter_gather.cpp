@@ -85,7 +85,7 @@ void launch_scatter(const char* name, const at::Tensor& self, int64_t dim, const
     bytes = scalar_bytes(*value, self.scalar_type());
   }
   c10::DeviceGuard guard(self.device());
-  launch(self.device().index(), name, std::move(buffers),
+  launch_validating(self.device().index(), name, std::move(buffers),
          [s = std::move(s), i = std::move(i), sr = std::move(sr), bytes, dim, op] {
            kernels::scatter(s, dim, i, sr ? &*sr : nullptr, bytes.data(), op);
          });
@@ -102,7 +102,7 @@ void gather_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim
   kernels::TensorDesc i = describe_nd(index, "gather", nd);
   c10::DeviceGuard guard(result.device());
   std::vector<const void*> buffers{o.data, s.data, i.data};
-  launch(result.device().index(), "gather", std::move(buffers),
+  launch_validating(result.device().index(), "gather", std::move(buffers),
          [o = std::move(o), s = std::move(s), i = std::move(i), dim] { kernels::gather(o, s, dim, i); });
 }
 
@@ -137,8 +137,9 @@ void scatter_reduce_two_kernel(const at::Tensor& self, const int64_t dim, const 
 
 namespace {
 
+// put: std::nullopt for index (a gather), else how index_put writes.
 void launch_indexing(const char* name, at::TensorIteratorBase& iter, at::IntArrayRef indexed_sizes,
-                     at::IntArrayRef indexed_strides, int mode /*0 index, 1 put, 2 accumulate*/) {
+                     at::IntArrayRef indexed_strides, std::optional<kernels::PutMode> put) {
   if (iter.numel() == 0) return;
   kernels::ElementwiseDesc d = describe_iterator(iter, iter.dtype(0), name);
   std::vector<int64_t> sizes(indexed_sizes.begin(), indexed_sizes.end());
@@ -147,12 +148,12 @@ void launch_indexing(const char* name, at::TensorIteratorBase& iter, at::IntArra
   for (const auto& o : d.operands) {
     if (!o.by_value) buffers.push_back(o.data);
   }
-  launch(iter.device(0).index(), name, std::move(buffers),
-         [d = std::move(d), sizes = std::move(sizes), strides = std::move(strides), mode] {
-           if (mode == 0) {
+  launch_validating(iter.device(0).index(), name, std::move(buffers),
+         [d = std::move(d), sizes = std::move(sizes), strides = std::move(strides), put] {
+           if (!put) {
              kernels::index_gather(d, sizes, strides);
            } else {
-             kernels::index_put(d, sizes, strides, mode == 2);
+             kernels::index_put(d, sizes, strides, *put);
            }
          });
 }
@@ -160,13 +161,13 @@ void launch_indexing(const char* name, at::TensorIteratorBase& iter, at::IntArra
 }  // namespace
 
 void index_kernel(at::TensorIteratorBase& iter, at::IntArrayRef indexed_sizes, at::IntArrayRef indexed_strides) {
-  launch_indexing("index", iter, indexed_sizes, indexed_strides, 0);
+  launch_indexing("index", iter, indexed_sizes, indexed_strides, std::nullopt);
 }
 
 void index_put_kernel(at::TensorIterator& iter, at::IntArrayRef indexed_sizes, at::IntArrayRef indexed_strides,
                       bool accumulate) {
   launch_indexing(accumulate ? "index_put_accumulate" : "index_put", iter, indexed_sizes, indexed_strides,
-                  accumulate ? 2 : 1);
+                  put_mode(accumulate));
 }
 
 }  // namespace torch_tpu::aten

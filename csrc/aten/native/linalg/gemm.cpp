@@ -11,8 +11,11 @@
 // bias of nn.Linear is never materialised into the output first.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/relu.h>
 
 #include "aten/native/linalg/launch.h"
+#include "generated/ops/_addmm_activation.h"
 #include "generated/ops/addmm.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/bmm.h"
@@ -82,6 +85,19 @@ void mm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& ou
 void addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
   addmm_impl(self, mat1, mat2, beta, alpha, out);
+}
+
+// _addmm_activation, as CPU's addmm_activation_out_cpu: addmm, then ReLU or
+// the exact GELU in place (CUDA's cuBLASLt epilogue uses the tanh form).
+void addmm_activation_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const at::Scalar& beta, const at::Scalar& alpha, bool use_gelu, const at::Tensor& out) {
+  addmm_impl(self, mat1, mat2, beta, alpha, out);
+  at::Tensor& result = const_cast<at::Tensor&>(out);
+  if (use_gelu) {
+    at::gelu_(result);
+  } else {
+    at::relu_(result);
+  }
 }
 
 void bmm_out(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {

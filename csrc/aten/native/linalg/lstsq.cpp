@@ -129,6 +129,34 @@ void lstsq_out_info(at::Tensor& solution, at::Tensor& residuals, at::Tensor& ran
 
 }  // namespace
 
+// The precheck (ops.yaml): for a dtype the device LAPACK has no routines
+// for, ATen's linalg_lstsq_out checks, in its order, up to where it stops
+// for such a dtype (the default rcond is that dtype's epsilon; with an rcond
+// given it reaches its kernel, which has none: the generated
+// NotImplementedError). For other dtypes linalg_lstsq_out makes them all.
+void lstsq_check(const at::Tensor& self, const at::Tensor& b, std::optional<double> rcond,
+                 std::optional<c10::string_view> driver) {
+  const auto lapack = [](at::ScalarType t) {
+    return t == at::kFloat || t == at::kDouble || t == at::kComplexFloat || t == at::kComplexDouble;
+  };
+  if (lapack(self.scalar_type()) && lapack(b.scalar_type())) return;
+  const char* name = "torch.linalg.lstsq";
+  TORCH_CHECK(self.dim() >= 2, name, ": input must have at least 2 dimensions.");
+  TORCH_CHECK(b.dim() >= 1, name, ": other must have at least 1 dimension.");
+  TORCH_CHECK(self.scalar_type() == b.scalar_type(), name,
+              ": Expected input and other to have the same dtype, but got input's dtype ", self.scalar_type(),
+              " and other's dtype ", b.scalar_type());
+  const int64_t dim_diff = self.dim() - b.dim();
+  TORCH_CHECK(0 <= dim_diff && dim_diff <= 1, name,
+              ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
+  const int64_t rows = dim_diff ? b.size(-1) : b.size(-2);
+  TORCH_CHECK(self.size(-2) == rows, dim_diff ? "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
+                                              : "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  lstsq_driver(driver);  // CPU's rule and message for the name
+  // at::native::_get_epsilon of a dtype other than float and double
+  TORCH_CHECK(rcond.has_value(), "This function doesn't handle types other than float and double");
+}
+
 std::tuple<at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&> linalg_lstsq_out(
     const at::Tensor& self, const at::Tensor& b, std::optional<double> rcond, std::optional<c10::string_view> driver,
     at::Tensor& solution, at::Tensor& residuals, at::Tensor& rank, at::Tensor& singular_values) {

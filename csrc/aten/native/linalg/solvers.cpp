@@ -10,6 +10,7 @@
 #include <ATen/TensorIterator.h>
 
 #include "aten/native/linalg/lapack_operands.h"
+#include "generated/ops/linalg_householder_product_out.h"
 #include "generated/stub_kernels.h"
 
 namespace torch_tpu::aten {
@@ -66,6 +67,28 @@ void lapack_geqrf_kernel(const at::Tensor& input, const at::Tensor& tau) {
   const auto m = matrices(a, "geqrf");
   const auto tv = vectors(t);
   run("lapack_geqrf", {&a, &t}, [=] { sv::geqrf(m, tv); });
+}
+
+// The precheck (ops.yaml): ATen's linalg_householder_product_out checks
+// the shapes and that tau's dtype is input's before the stub is reached; for
+// a dtype the device LAPACK has no routines for, raise those first, as CPU.
+void householder_product_check(const at::Tensor& input, const at::Tensor& tau) {
+  const char* name = "torch.linalg.householder_product";
+  TORCH_CHECK(input.dim() >= 2, name, ": input must have at least 2 dimensions.");
+  TORCH_CHECK(input.size(-2) >= input.size(-1), name,
+              ": input.shape[-2] must be greater than or equal to input.shape[-1]");
+  TORCH_CHECK(input.size(-1) >= tau.size(-1), name, ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
+  TORCH_CHECK(input.dim() - tau.dim() == 1, name,
+              ": Expected tau to have one dimension less than input, but got tau.ndim equal to ", tau.dim(),
+              " and input.ndim is equal to ", input.dim());
+  if (input.dim() > 2) {
+    const at::IntArrayRef expected(input.sizes().data(), input.dim() - 2);
+    const at::IntArrayRef actual(tau.sizes().data(), tau.dim() - 1);
+    TORCH_CHECK(actual.equals(expected), name,
+                ": Expected batch dimensions of tau to be equal to input.shape[:-2], but got ", actual);
+  }
+  TORCH_CHECK(tau.scalar_type() == input.scalar_type(), name, ": tau dtype ", tau.scalar_type(),
+              " does not match input dtype ", input.scalar_type());
 }
 
 at::Tensor& lapack_orgqr_kernel(at::Tensor& result, const at::Tensor& tau) {

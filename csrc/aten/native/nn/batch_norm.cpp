@@ -7,6 +7,7 @@
 // the running mean and 1 / sqrt(running_var + eps), not CPU's empty tensors.
 // The output keeps the input's memory format (channels-last stays so).
 #include <ATen/core/Tensor.h>
+#include <ATen/native/Resize.h>
 #include <ATen/native/cpu/mixed_data_type.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
@@ -14,8 +15,10 @@
 #include "aten/optional_tensor.h"
 #include "aten/launch.h"
 #include "generated/ops/_native_batch_norm_legit.h"
+#include "generated/ops/_native_batch_norm_legit_out.h"
 #include "generated/ops/_native_batch_norm_legit_no_stats.h"
 #include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_batch_norm_out.h"
 #include "generated/ops/native_batch_norm_backward.h"
 #include "kernels/nn/nn.h"
 
@@ -118,7 +121,39 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> forward(const at::Tensor& input, 
   return {std::move(y), std::move(save_mean), std::move(save_invstd)};
 }
 
+// The out= forms: the results copied into the caller's tensors, resized as
+// CPU's batch_norm_cpu_out resizes them.
+std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> into(const std::tuple<at::Tensor, at::Tensor, at::Tensor>& r,
+                                                       at::Tensor& out, at::Tensor& save_mean,
+                                                       at::Tensor& save_invstd) {
+  at::Tensor* targets[] = {&out, &save_mean, &save_invstd};
+  const at::Tensor results[] = {std::get<0>(r), std::get<1>(r), std::get<2>(r)};
+  for (int i = 0; i < 3; ++i) {
+    at::native::resize_output(*targets[i], results[i].sizes());
+    targets[i]->copy_(results[i]);
+  }
+  return {out, save_mean, save_invstd};
+}
+
 }  // namespace
+
+std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> native_batch_norm_out(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var, bool training,
+    double momentum, double eps, at::Tensor& out, at::Tensor& save_mean, at::Tensor& save_invstd) {
+  return into(torch_tpu::aten::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                                                 eps),
+              out, save_mean, save_invstd);
+}
+
+std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> native_batch_norm_legit_out(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    at::Tensor& running_mean, at::Tensor& running_var, bool training, double momentum, double eps, at::Tensor& out,
+    at::Tensor& save_mean, at::Tensor& save_invstd) {
+  return into(torch_tpu::aten::native_batch_norm_legit(input, weight, bias, running_mean, running_var, training,
+                                                       momentum, eps),
+              out, save_mean, save_invstd);
+}
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm(
     const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,

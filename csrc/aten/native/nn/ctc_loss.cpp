@@ -119,7 +119,7 @@ std::tuple<at::Tensor, at::Tensor> ctc_forward(const at::Tensor& log_probs, cons
   for (int i = 0; i < 3; ++i) d.la_stride[i] = log_alpha.stride(i);
   d.neg_log_likelihood = neg_log_likelihood.data_ptr();
   d.nll_stride = neg_log_likelihood.stride(0);
-  launch(log_probs.device().index(), "_ctc_loss", d.buffers(), [d] { kernels::ctc_loss_forward(d); });
+  launch_validating(log_probs.device().index(), "_ctc_loss", d.buffers(), [d] { kernels::ctc_loss_forward(d); });
   return {std::move(neg_log_likelihood), std::move(log_alpha)};
 }
 
@@ -175,7 +175,7 @@ at::Tensor ctc_backward(at::Tensor grad_input, const at::Tensor& grad, const at:
   d.grad_out_stride = grad.stride(0);
   d.grad = grad_input.data_ptr();
   d.zero_infinity = zero_infinity;
-  launch(log_probs.device().index(), "_ctc_loss_backward", d.buffers(), [d] { kernels::ctc_loss_backward(d); });
+  launch_validating(log_probs.device().index(), "_ctc_loss_backward", d.buffers(), [d] { kernels::ctc_loss_backward(d); });
   return grad_input;
 }
 

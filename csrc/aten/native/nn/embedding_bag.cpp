@@ -80,7 +80,7 @@ Bags bags(const at::Tensor& weight, const at::Tensor& indices_in, const at::Tens
   d.offset2bag = offset2bag.data_ptr();
   d.bag_size = bag_size.data_ptr();
   d.max_indices = mode == 2 ? max_indices.data_ptr() : nullptr;
-  launch(weight.device().index(), name,
+  launch_validating(weight.device().index(), name,
          d.buffers(),
          [d] { kernels::embedding_bag(d); });
   return {std::move(out), std::move(offset2bag), std::move(bag_size), std::move(max_indices)};
@@ -122,7 +122,7 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
   void* wp = w.data_ptr();
   const void* ip = idx.const_data_ptr();
   const int64_t rows = w.size(0), dim = w.size(1), n = idx.numel();
-  launch(self.device().index(), name, {wp, ip},
+  launch_validating(self.device().index(), name, {wp, ip},
          [=] { kernels::embedding_renorm(t, wp, rows, dim, ip, it, n, max_norm, norm_type); });
   if (!w.is_same(self)) self.copy_(w);
   return self;

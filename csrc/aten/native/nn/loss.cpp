@@ -81,7 +81,7 @@ void forward_impl(const at::Tensor& self, const at::Tensor& target, const at::Te
       d.input = c.input.const_data_ptr();
       d.output = out.data_ptr();
       d.total_weight = tw.data_ptr();
-      launch(self.device().index(), name, d.buffers(),
+      launch_validating(self.device().index(), name, d.buffers(),
              [d] { kernels::nll_loss_forward(d); });
     });
   });
@@ -109,7 +109,7 @@ void backward_impl(const at::Tensor& grad_output, const at::Tensor& self, const 
     d.grad_output = go.const_data_ptr();
     d.total_weight = tw.const_data_ptr();
     d.grad_input = gi.data_ptr();
-    launch(self.device().index(), name, d.buffers(), [d] { kernels::nll_loss_backward(d); });
+    launch_validating(self.device().index(), name, d.buffers(), [d] { kernels::nll_loss_backward(d); });
   });
 }
 

@@ -177,8 +177,10 @@ MultiLabel multilabel_setup(const at::Tensor& input, const at::Tensor& target, c
   MultiLabel m;
   m.x = opmath(input).reshape({frames, classes});
   const at::Tensor t = target.reshape({frames, classes});
-  TORCH_CHECK(t.min().item<int64_t>() >= -1, arg, " is out of range");
-  TORCH_CHECK(t.max().item<int64_t>() < classes, arg, " is out of range");
+  if (t.numel() > 0) {  // an empty batch has no targets to check (min() of nothing raises)
+    TORCH_CHECK(t.min().item<int64_t>() >= -1, arg, " is out of range");
+    TORCH_CHECK(t.max().item<int64_t>() < classes, arg, " is out of range");
+  }
   // Labels: the entries before the first -1 of each row.
   const at::Tensor listed = at::cumprod(t >= 0, 1).to(m.x.scalar_type());
   m.counts = at::zeros({frames, classes}, m.x.options()).scatter_add_(1, t.clamp_min(0), listed);

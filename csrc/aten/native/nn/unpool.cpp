@@ -41,7 +41,7 @@ at::Tensor unp_run(const at::Tensor& self, const at::Tensor& indices, at::IntArr
   if (out.numel() == 0) return out;
   const at::Tensor x = self.contiguous(), idx = indices.contiguous();
   into_contiguous(out, [&](const at::Tensor& o) {
-    launch(self.device().index(), name, {x.const_data_ptr(), idx.const_data_ptr(), o.data_ptr()},
+    launch_validating(self.device().index(), name, {x.const_data_ptr(), idx.const_data_ptr(), o.data_ptr()},
            [d, xp = x.const_data_ptr(), ip = idx.const_data_ptr<int64_t>(), op = o.data_ptr()] {
              kernels::max_unpool_forward(d, xp, ip, op);
            });

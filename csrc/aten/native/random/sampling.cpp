@@ -127,7 +127,7 @@ at::Tensor& multinomial_out(const at::Tensor& self, int64_t n_sample, bool repla
   d.samples = n_sample;
   d.replacement = replacement;
   d.rng = reserve_philox(self, generator, static_cast<uint64_t>(rows * (n_categories + n_sample)));
-  launch(self.device().index(), "multinomial", d.buffers(), [d] { kernels::multinomial(d); });
+  launch_validating(self.device().index(), "multinomial", d.buffers(), [d] { kernels::multinomial(d); });
   if (!dst.is_same(result)) result.copy_(dst);
   return result;
 }

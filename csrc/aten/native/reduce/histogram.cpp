@@ -242,7 +242,7 @@ at::Tensor bincount(const at::Tensor& self, const ::std::optional<at::Tensor>& w
                                        native_stream(current_stream(self.device().index()))));
   }
   TORCH_CHECK(self.dim() == 1 && range[0] >= 0, "bincount only supports 1-d non-negative integral inputs.");
-  TORCH_CHECK(!(has_weights && weights.size(0) != self.size(0)),
+  TORCH_CHECK(!(has_weights && (weights.dim() != 1 || weights.size(0) != self.size(0))),
               "weights should be 1-d and have the same length as input");
   const int64_t bins = std::max(range[1] + 1, minlength);
   at::Tensor counts = at::empty({bins}, counts_options);

@@ -8,10 +8,12 @@
 #include <ATen/Dispatch.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/RangeUtils.h>
+#include <ATen/ops/empty.h>
 #include <ATen/core/ATen_fwd.h>
 #include <ATen/core/IListRef.h>
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "aten/native/index/glue.h"
@@ -20,6 +22,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/linspace_out.h"
 #include "generated/ops/logspace_out.h"
+#include "generated/ops/range_out.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
 #include "kernels/copy/copy.h"
@@ -96,6 +99,25 @@ void triu_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
 
 // ---- arange / linspace ----------------------------------------------------------------
 
+namespace {
+
+// The kernels fill a 1-D out. An out of more dimensions whose size already
+// matches is not resized (CPU's arange_out / linspace_out): CPU fills it in
+// row-major order, through a contiguous copy when it is not contiguous, as
+// here.
+template <typename Fill>
+void fill_row_major(const at::Tensor& out, const char* name, Fill&& fill) {
+  if (out.dim() <= 1) {
+    fill(describe_nd(out, name, 1));
+    return;
+  }
+  const at::Tensor flat = out.is_contiguous() ? out.view({-1}) : at::empty({out.numel()}, out.options());
+  fill(describe_nd(flat, name, 1));
+  if (!out.is_contiguous()) out.copy_(flat.view(out.sizes()));
+}
+
+}  // namespace
+
 at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
   kernels::RangeScalar s0, s1;
   AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "arange_tpu", [&]() {
@@ -121,9 +143,44 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
   });
   if (out.numel() == 0) return out;
   at::assert_no_internal_overlap(out);  // CPU's check (its kernel's TensorIterator)
-  kernels::TensorDesc o = describe_nd(out, "arange", 1);
-  std::vector<const void*> buffers{o.data};
-  launch(out.device().index(), "arange", std::move(buffers), [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
+  fill_row_major(out, "arange", [&](kernels::TensorDesc o) {
+    std::vector<const void*> buffers{o.data};
+    launch(out.device().index(), "arange", std::move(buffers),
+           [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
+  });
+  return out;
+}
+
+// torch.range (end inclusive): CPU's range_out checks and size; its values
+// start + i * step in the accumulate type are the arange kernel's.
+at::Tensor& range_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+  kernels::RangeScalar s0, s1;
+  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "range_tpu", [&]() {
+    using accscalar_t = at::acc_type<scalar_t, false>;
+    const auto xstart = start.to<accscalar_t>();
+    const auto xend = end.to<accscalar_t>();
+    const auto xstep = step.to<accscalar_t>();
+    TORCH_CHECK(xstep > 0 || xstep < 0, "step must be nonzero");
+    TORCH_CHECK(std::isfinite(static_cast<double>(xstart)) && std::isfinite(static_cast<double>(xend)),
+                "unsupported range: ", xstart, " -> ", xend);
+    TORCH_CHECK(((xstep > 0) && (xend >= xstart)) || ((xstep < 0) && (xend <= xstart)),
+                "upper bound and lower bound inconsistent with step sign");
+    const int64_t size = static_cast<int64_t>(((xend - xstart) / xstep) + 1);
+    if (out.numel() != size) out.resize_({size});
+    if constexpr (std::is_integral_v<accscalar_t>) {
+      s0.i = xstart;
+      s1.i = xstep;
+    } else {
+      s0.d = static_cast<double>(xstart);
+      s1.d = static_cast<double>(xstep);
+    }
+  });
+  if (out.numel() == 0) return out;
+  fill_row_major(out, "range", [&](kernels::TensorDesc o) {
+    std::vector<const void*> buffers{o.data};
+    launch(out.device().index(), "range", std::move(buffers),
+           [o = std::move(o), s0, s1] { kernels::arange(o, s0, s1); });
+  });
   return out;
 }
 
@@ -138,15 +195,16 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   }
   TORCH_CHECK_NOT_IMPLEMENTED(out.scalar_type() != at::kBool,
                               "\"linspace\" not implemented for '", c10::toString(out.scalar_type()), "' on tpu");
-  kernels::TensorDesc o = describe_nd(out, "linspace", 1);
   // A complex out takes both parts of the ends; a real one the real part
   // (ATen's Scalar::to<double> would reject a complex end).
   const bool cx = at::isComplexType(out.scalar_type());
   const c10::complex<double> s = cx ? start.to<c10::complex<double>>() : c10::complex<double>(start.to<double>());
   const c10::complex<double> e = cx ? end.to<c10::complex<double>>() : c10::complex<double>(end.to<double>());
-  std::vector<const void*> buffers{o.data};
-  launch(out.device().index(), "linspace", std::move(buffers), [o = std::move(o), s, e, steps] {
-    kernels::linspace(o, s.real(), e.real(), steps, s.imag(), e.imag());
+  fill_row_major(out, "linspace", [&](kernels::TensorDesc o) {
+    std::vector<const void*> buffers{o.data};
+    launch(out.device().index(), "linspace", std::move(buffers), [o = std::move(o), s, e, steps] {
+      kernels::linspace(o, s.real(), e.real(), steps, s.imag(), e.imag());
+    });
   });
   return out;
 }
