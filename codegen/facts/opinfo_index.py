@@ -25,8 +25,8 @@ from .opinfo_db import all_opinfos
 ROOT = paths.ROOT
 CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
 # 2: foreach OpInfos included (opinfo_db.py); 3: binary-ufunc facts; 4: backward
-# dtypes, reference_inputs, error inputs that reach a device
-_FORMAT = 4
+# dtypes, reference_inputs, error inputs that reach a device; 5: complex32
+_FORMAT = 5
 
 
 @dataclass(frozen=True)
