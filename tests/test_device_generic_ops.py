@@ -65,9 +65,6 @@ XFAILS = {
 # be exactly those its rows name (a dtype that starts working, or a new
 # difference, fails the test until the table is updated).
 DTYPE_GAPS = {
-    "complex(float16, float16) is complex32, a dtype tpu does not store": {
-        "complex": "float16",
-    },
 }
 
 

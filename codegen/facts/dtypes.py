@@ -22,6 +22,7 @@ DTYPES = {
     "float64": ("Double", "float64"),
     "complex64": ("ComplexFloat", "complex64"),
     "complex128": ("ComplexDouble", "complex128"),
+    "complex32": ("ComplexHalf", "complex32"),
 }
 # Shorthands that expand to several dtypes.
 GROUPS = {

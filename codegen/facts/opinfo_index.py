@@ -25,8 +25,9 @@ from .opinfo_db import all_opinfos
 ROOT = paths.ROOT
 CACHE = os.path.join(ROOT, "build", "opinfo_index.json")
 # 2: foreach OpInfos included (opinfo_db.py); 3: binary-ufunc facts; 4: backward
-# dtypes, reference_inputs, error inputs that reach a device; 5: CUDA-only dtypes
-_FORMAT = 5
+# dtypes, reference_inputs, error inputs that reach a device; 5: CUDA-only
+# dtypes; 6: complex32
+_FORMAT = 6
 
 
 @dataclass(frozen=True)

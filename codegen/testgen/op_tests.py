@@ -51,7 +51,7 @@ TESTS_DIR = os.path.join("tests", "generated")
 NUM_SHARDS = 4
 # Dtypes tested when an entry declares none (= any dtype).
 REPRESENTATIVE_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "bool",
-                         "complex64")
+                         "complex64", "complex32")
 # The grad check (forward and backward on CPU and tpu) runs in float32 and
 # float64 where the OpInfo's backward has them, else in the first reduced
 # float it has; and in complex64 where it has that: not in every dtype, to
@@ -71,7 +71,7 @@ META_DTYPES = ("bool", "int64", "float32", "bfloat16", "float16", "complex64")
 _KINDS = {"bool": ("bool",), "int64": ("int64", "int32", "int16", "int8", "uint8", "uint16",
                                        "uint32", "uint64"),
           "float32": ("float32", "float64"), "bfloat16": ("bfloat16",), "float16": ("float16",),
-          "complex64": ("complex64", "complex128")}
+          "complex64": ("complex64", "complex128", "complex32")}
 
 
 def _meta_dtypes(available: List[str]) -> List[str]:

@@ -13,15 +13,15 @@
 namespace torch_tpu::aten {
 
 kernels::ElementwiseDesc describe_iterator(const at::TensorIteratorBase& iter, at::ScalarType compute,
-                                           const char* op) {
+                                           const char* op, Complex32 complex32) {
   kernels::ElementwiseDesc d;
   d.shape.assign(iter.shape().begin(), iter.shape().end());
   d.noutputs = static_cast<int>(iter.noutputs());
-  d.compute = device_dtype(compute, op);
+  d.compute = device_dtype(compute, op, complex32);
   const int ntensors = static_cast<int>(iter.ntensors());
   d.operands.reserve(ntensors);
   for (int arg = 0; arg < ntensors; ++arg) {
-    const kernels::DType dtype = device_dtype(iter.dtype(arg), op);
+    const kernels::DType dtype = device_dtype(iter.dtype(arg), op, complex32);
     const c10::Device device = iter.device(arg);
     if (arg >= d.noutputs && iter.is_cpu_scalar(arg)) {
       // Host memory of a CPU tensor: read it now, by value.
@@ -61,7 +61,7 @@ kernels::ScalarArg scalar_arg(const c10::Scalar& s, at::ScalarType compute) {
   kernels::ScalarArg out;
   AT_DISPATCH_V2(
       compute, "scalar_arg", AT_WRAP([&] { out = pack(s.to<scalar_t>()); }), AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX),
-      at::kHalf, at::kBFloat16, at::kBool, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+      at::kHalf, at::kBFloat16, at::kBool, at::kComplexHalf, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
   return out;
 }
 
@@ -76,7 +76,9 @@ kernels::ScalarArg scalar_value(const c10::Scalar& s) {
 }
 
 void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, const char* name) {
-  const kernels::DType dt = device_dtype(compute, name);
+  // complex32: the elementwise kernels read and write it in any op (block
+  // loads and stores), and compute in it where the op says so.
+  const kernels::DType dt = device_dtype(compute, name, Complex32::kTaken);
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::elementwise_supports(op, dt), "\"", name, "\" not implemented for '",
                               c10::toString(compute), "' on tpu");
 }
@@ -85,7 +87,7 @@ void run_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp 
                      const char* name, kernels::ScalarArgs args) {
   check_elementwise_dtype(op, compute, name);
   if (iter.numel() == 0) return;
-  kernels::ElementwiseDesc d = describe_iterator(iter, compute, name);
+  kernels::ElementwiseDesc d = describe_iterator(iter, compute, name, Complex32::kTaken);
   d.args = std::move(args);
   runtime::BufferList buffers;
   for (const kernels::ElementwiseOperand& o : d.operands) {

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "aten/launch.h"
 #include "kernels/elementwise/elementwise.h"
 
 namespace torch_tpu::aten {
@@ -16,9 +17,10 @@ namespace torch_tpu::aten {
 // first), device pointer, dtype and byte strides. A CPU scalar operand (a
 // Python number or CPU 0-dim tensor, iter.is_cpu_scalar) is read here, on
 // the host, and travels by value; any other operand must be on tpu.
-// `compute` is the op's compute dtype; `op` names it in errors.
+// `compute` is the op's compute dtype; `op` names it in errors. complex32
+// operands: as for describe (launch.h), when the kernel takes them.
 kernels::ElementwiseDesc describe_iterator(const at::TensorIteratorBase& iter, at::ScalarType compute,
-                                           const char* op);
+                                           const char* op, Complex32 complex32 = Complex32::kRejected);
 
 // A scalar argument of an op computing in `compute`: s.to<compute>() with
 // PyTorch's own overflow errors (as CPU's kernels convert alpha), packed
@@ -40,7 +42,8 @@ inline kernels::ScalarArg scalar_value(bool v) { return kernels::ScalarArg::from
 void check_elementwise_dtype(kernels::ElementwiseOp op, at::ScalarType compute, const char* name);
 
 // What every elementwise stub kernel does: NotImplementedError unless the
-// device implements `op` in `compute` (check_elementwise_dtype), then `op`
+// device implements `op` in `compute` (check_elementwise_dtype; complex32
+// only for the ops that opt in), then `op`
 // over `iter` on the current stream of the iterator's device (nothing for an
 // empty iterator). `args`: the op's scalars, already in their kernel form.
 void run_elementwise(const at::TensorIteratorBase& iter, kernels::ElementwiseOp op, at::ScalarType compute,

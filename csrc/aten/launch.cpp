@@ -18,9 +18,12 @@ bool device_supports(at::ScalarType type) {
   }
 }
 
-kernels::DType device_dtype(at::ScalarType type, const char* op) {
+kernels::DType device_dtype(at::ScalarType type, const char* op, Complex32 complex32) {
   using kernels::DType;
   switch (type) {
+    case at::kComplexHalf:
+      if (complex32 == Complex32::kTaken) return DType::kComplex32;
+      break;
     case at::kBool: return DType::kBool;
     case at::kByte: return DType::kUInt8;
     case at::kChar: return DType::kInt8;
@@ -37,15 +40,15 @@ kernels::DType device_dtype(at::ScalarType type, const char* op) {
     case at::kComplexFloat: return DType::kComplex64;
     case at::kComplexDouble: return DType::kComplex128;
     default:
-      TORCH_CHECK_NOT_IMPLEMENTED(false, "\"", op, "\" not implemented for '",
-                                  c10::toString(type), "' on tpu");
+      break;
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"", op, "\" not implemented for '", c10::toString(type), "' on tpu");
 }
 
-kernels::TensorDesc describe(const at::Tensor& t, const char* op) {
+kernels::TensorDesc describe(const at::Tensor& t, const char* op, Complex32 complex32) {
   kernels::TensorDesc d;
   d.data = const_cast<void*>(t.const_data_ptr());
-  d.dtype = device_dtype(t.scalar_type(), op);
+  d.dtype = device_dtype(t.scalar_type(), op, complex32);
   d.sizes.assign(t.sizes().begin(), t.sizes().end());
   d.strides.assign(t.strides().begin(), t.strides().end());
   return d;

@@ -14,13 +14,19 @@
 
 namespace torch_tpu::aten {
 
+// Whether the kernel a launcher calls takes complex32 (ComplexHalf): tpu
+// stores it, but only kernels written for it take it (those that move bits
+// by element size, copies, the elementwise ops CPU computes in it); any
+// other launcher raises NotImplementedError for it, before any launch.
+enum class Complex32 : bool { kRejected, kTaken };
+
 // The device element type for a ScalarType; NotImplementedError naming `op`
 // for types the device has no kernels for.
-kernels::DType device_dtype(at::ScalarType type, const char* op);
+kernels::DType device_dtype(at::ScalarType type, const char* op, Complex32 complex32 = Complex32::kRejected);
 bool device_supports(at::ScalarType type);
 
 // ptr (with storage offset), dtype, sizes, strides of `t`.
-kernels::TensorDesc describe(const at::Tensor& t, const char* op);
+kernels::TensorDesc describe(const at::Tensor& t, const char* op, Complex32 complex32 = Complex32::kRejected);
 
 // Enqueues `body` on the current stream of tpu:`device`; `buffers` are the
 // device pointers it touches (see runtime::launch).

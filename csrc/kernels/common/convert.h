@@ -1,4 +1,4 @@
-// Element storage types for the 15 DTypes and the scalar conversion between
+// Element storage types for the 16 DTypes and the scalar conversion between
 // any two of them, following c10::convert (static_cast_with_inter_type) as
 // compiled for x86 CPU. Private to the kernel library.
 //
@@ -20,6 +20,11 @@
 //       uint32 / uint64: x >= 2^31 (2^63) converts x - 2^31 (2^63) and sets
 //       the top bit, else converts signed (what GCC emits; -1.0 -> all ones);
 //       float16 -> uint32 goes through int64 (torch's result for inf/NaN).
+//   - complex32 (Complex<Half>) <-> complex and bool: through complex64, as
+//     c10::complex<Half> only converts from/to complex<float>: its parts
+//     widen exactly, and a value becomes complex32 as complex64 first, each
+//     part then rounded to half (so int64 and double round twice, as c10);
+//     complex32 -> real: its real part, converted as float16 is.
 #pragma once
 
 #include <cstdint>
@@ -105,6 +110,15 @@ template <typename To, typename From>
 inline To convert(From x) {
   if constexpr (std::is_same_v<To, From>) {
     return x;
+  } else if constexpr (std::is_same_v<From, Complex<Half>>) {
+    if constexpr (std::is_same_v<To, Bool> || is_complex_v<To>) {
+      return convert<To>(Complex<float>{half_bits_to_float(x.re.bits), half_bits_to_float(x.im.bits)});
+    } else {
+      return convert<To>(x.re);  // c10: the real part, a Half, converted as a Half is
+    }
+  } else if constexpr (std::is_same_v<To, Complex<Half>>) {
+    const Complex<float> c = convert<Complex<float>>(x);
+    return To{Half{float_to_half_bits(c.re)}, Half{float_to_half_bits(c.im)}};
   } else if constexpr (std::is_same_v<To, Bool>) {
     if constexpr (is_complex_v<From>) {
       return Bool{static_cast<uint8_t>(x.re != 0 || x.im != 0)};

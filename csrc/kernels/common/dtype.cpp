@@ -17,7 +17,8 @@ size_t dtype_size(DType t) {
     case DType::kBFloat16: return 2;
     case DType::kInt32:
     case DType::kUInt32:
-    case DType::kFloat32: return 4;
+    case DType::kFloat32:
+    case DType::kComplex32: return 4;
     case DType::kInt64:
     case DType::kUInt64:
     case DType::kFloat64:
@@ -44,6 +45,7 @@ const char* dtype_name(DType t) {
     case DType::kFloat64: return "float64";
     case DType::kComplex64: return "complex64";
     case DType::kComplex128: return "complex128";
+    case DType::kComplex32: return "complex32";
   }
   return "invalid";
 }

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/common/convert.h"
 #include "kernels/common/tensor_desc.h"
@@ -15,7 +16,8 @@ struct TypeTag {
   using type = T;
 };
 
-// Calls f(TypeTag<T>{}) with T the storage type of `t`.
+// Calls f(TypeTag<T>{}) with T the storage type of `t`; not for complex32
+// (see visit_dtype_or_complex32).
 template <typename F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
@@ -34,8 +36,19 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::kFloat64: return f(TypeTag<double>{});
     case DType::kComplex64: return f(TypeTag<Complex<float>>{});
     case DType::kComplex128: return f(TypeTag<Complex<double>>{});
+    case DType::kComplex32: break;  // not instantiated for every kernel: visit_dtype_or_complex32
   }
-  throw std::invalid_argument("torch_tpu kernels: invalid DType " + std::to_string(static_cast<int>(t)));
+  throw std::invalid_argument("torch_tpu kernels: invalid DType " + std::to_string(static_cast<int>(t)) +
+                              " for visit_dtype");
+}
+
+// visit_dtype, and complex32 as Complex<Half>: for the kernels written for
+// complex32 (its conversions, and the elementwise ops that compute in it),
+// so that no other kernel is instantiated for a type without arithmetic.
+template <typename F>
+decltype(auto) visit_dtype_or_complex32(DType t, F&& f) {
+  if (t == DType::kComplex32) return f(TypeTag<Complex<Half>>{});
+  return visit_dtype(t, std::forward<F>(f));
 }
 
 // Calls f(TypeTag<T>{}) for the integral dtypes of ATen's

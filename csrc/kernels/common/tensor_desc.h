@@ -28,8 +28,13 @@ enum class DType : int8_t {
   kFloat64,
   kComplex64,
   kComplex128,
+  // complex32 (ComplexHalf): stored, copied and converted like the others,
+  // but not a case of visit_dtype (dtype_dispatch.h): only the kernels
+  // written for it take it (bit moves by element size, the conversions of
+  // kernels/copy/complex32.cpp, the elementwise ops CPU computes in it).
+  kComplex32,
 };
-constexpr int kNumDTypes = 15;
+constexpr int kNumDTypes = 16;
 
 size_t dtype_size(DType t);
 const char* dtype_name(DType t);

@@ -190,5 +190,7 @@ bool copy_to_signed_int(DType to, DType from, const CopyPlan& p, void* dst, cons
 bool copy_to_unsigned_int(DType to, DType from, const CopyPlan& p, void* dst, const void* src);
 bool copy_to_float16(DType to, DType from, const CopyPlan& p, void* dst, const void* src);  // and bfloat16
 bool copy_to_float_or_complex(DType to, DType from, const CopyPlan& p, void* dst, const void* src);
+// To or from complex32 (either side; the groups above take neither).
+bool copy_complex32(DType to, DType from, const CopyPlan& p, void* dst, const void* src);
 
 }  // namespace torch_tpu::kernels

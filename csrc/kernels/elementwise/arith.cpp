@@ -36,6 +36,19 @@ inline M add_scaled(M a, M b, M alpha) {
   }
 }
 
+// add_scaled in compute type C: complex32 computes as CPU's
+// c10::complex<Half> operators do, each in complex64 and rounded, so alpha * b
+// rounds to complex32 before the sum.
+template <typename C, typename M>
+inline M add_scaled_as(M a, M b, M alpha) {
+  if constexpr (std::is_same_v<C, Complex<Half>>) {
+    const M p = to_buffer<M>(from_buffer<C>(complex_mul(b, alpha)));
+    return {a.re + p.re, a.im + p.im};
+  } else {
+    return add_scaled(a, b, alpha);
+  }
+}
+
 // -alpha as ATen's Scalar negation, before any conversion: complex sub with
 // an integer or real alpha 1 uses (-1, +0), not -(1, 0) = (-1, -0), which
 // changes signs of zero in b * alpha.
@@ -49,13 +62,14 @@ inline ScalarArg negated(const ScalarArg& a) {
   return a;
 }
 
-// CPU's add_stub: all types and complex, bool, float16, bfloat16; not
-// uint16/32/64.
+// CPU's add_stub: all types and complex, bool, float16, bfloat16,
+// complex32; not uint16/32/64.
 struct AddOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kAdd;
   static constexpr const char* kName = "add";
   static constexpr int kInputs = 2;
   static constexpr int kArgs = 1;
+  static constexpr bool kComplex32 = true;
   template <typename C>
   static constexpr bool supports = !kWideUnsigned<C>;
 
@@ -64,7 +78,7 @@ struct AddOp : OpTraits {
     using M = opmath_t<C>;
     M alpha;  // rounded to the compute dtype first, like alpha.to<scalar_t>()
     explicit Fn(const ScalarArgs& args) : alpha(to_buffer<M>(scalar_to<C>(args[0]))) {}
-    M operator()(M a, M b) const { return add_scaled(a, b, alpha); }
+    M operator()(M a, M b) const { return add_scaled_as<C>(a, b, alpha); }
   };
 };
 
@@ -74,6 +88,7 @@ struct SubOp : OpTraits {
   static constexpr const char* kName = "sub";
   static constexpr int kInputs = 2;
   static constexpr int kArgs = 1;
+  static constexpr bool kComplex32 = true;
   template <typename C>
   static constexpr bool supports = !kWideUnsigned<C> && !std::is_same_v<C, Bool>;
 
@@ -82,15 +97,17 @@ struct SubOp : OpTraits {
     using M = opmath_t<C>;
     M neg_alpha;
     explicit Fn(const ScalarArgs& args) : neg_alpha(to_buffer<M>(scalar_to<C>(negated(args[0])))) {}
-    M operator()(M a, M b) const { return add_scaled(a, b, neg_alpha); }
+    M operator()(M a, M b) const { return add_scaled_as<C>(a, b, neg_alpha); }
   };
 };
 
-// CPU's mul_cpu: every dtype; bool is logical and.
+// CPU's mul_cpu: every dtype; bool is logical and; complex32 one product in
+// complex64, rounded.
 struct MulOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kMul;
   static constexpr const char* kName = "mul";
   static constexpr int kInputs = 2;
+  static constexpr bool kComplex32 = true;
   static constexpr bool kScalarOtherAsOpmath = true;
   template <typename C>
   static constexpr bool supports = true;

@@ -98,6 +98,7 @@ struct WhereOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kWhere;
   static constexpr const char* kName = "where";
   static constexpr int kInputs = 3;
+  static constexpr bool kComplex32 = true;  // selected in complex64: exact both ways
   template <typename C>
   static constexpr bool supports = true;
 

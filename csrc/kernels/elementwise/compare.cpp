@@ -18,6 +18,7 @@ struct CompareOp : OpTraits {
   static constexpr ElementwiseOp kOp = kO;
   static constexpr const char* kName = kKind == 0 ? "eq" : kKind == 1 ? "ne" : kKind == 2 ? "lt" : "le";
   static constexpr int kInputs = 2;
+  static constexpr bool kComplex32 = kKind <= 1;  // eq, ne: the parts compared as floats
   template <typename C>
   static constexpr bool supports = kKind <= 1 || kIsRealOrBool<C>;
 

@@ -41,8 +41,9 @@ namespace ew {
 
 BlockIo block_io(DType compute, DType other, bool widen) {
   BlockIo io;
-  if (block_io_bool_int(compute, other, widen, &io) || block_io_float(compute, other, widen, &io) ||
-      block_io_complex(compute, other, widen, &io)) {
+  // complex32 first: the others visit both dtypes with visit_dtype, which has no complex32.
+  if (block_io_complex32(compute, other, widen, &io) || block_io_bool_int(compute, other, widen, &io) ||
+      block_io_float(compute, other, widen, &io) || block_io_complex(compute, other, widen, &io)) {
     return io;
   }
   throw std::invalid_argument(std::string("elementwise: invalid compute dtype ") +

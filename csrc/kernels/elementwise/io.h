@@ -118,5 +118,7 @@ bool block_io_for(DType compute, DType other, bool widen, BlockIo* out) {
 bool block_io_bool_int(DType compute, DType other, bool widen, BlockIo* out);
 bool block_io_float(DType compute, DType other, bool widen, BlockIo* out);
 bool block_io_complex(DType compute, DType other, bool widen, BlockIo* out);
+// compute complex32 (any other dtype), or other complex32 (any compute dtype).
+bool block_io_complex32(DType compute, DType other, bool widen, BlockIo* out);
 
 }  // namespace torch_tpu::kernels::ew

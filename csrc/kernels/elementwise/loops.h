@@ -275,6 +275,11 @@ struct OpTraits {
   // it derives from that op, so its Fn is the same type and the loops over
   // it, the bulk of the code, are instantiated once for both.
   static constexpr bool kSwapInputs = false;
+  // Whether CPU computes the op in complex32: then Fn<Complex<Half>> runs,
+  // in complex64 (opmath_t), its result rounded to complex32. Not part of
+  // supports<C>: complex32 is no case of visit_dtype, and an op is
+  // instantiated for it only where it says so.
+  static constexpr bool kComplex32 = false;
 };
 
 template <typename Fn, typename M, int N, size_t... I>
@@ -395,6 +400,13 @@ void run_typed(const Plan& p, const ScalarArgs& args) {
 // Runs Op with the compute type of the plan; throws if Op does not support it.
 template <typename Op>
 void run_op(const Plan& p, const ScalarArgs& args) {
+  if (p.compute == DType::kComplex32) {
+    if constexpr (Op::kComplex32) {
+      run_typed<Op, Complex<Half>>(p, args);
+      return;
+    }
+    throw std::invalid_argument(std::string("elementwise ") + Op::kName + ": compute dtype complex32 is not supported");
+  }
   visit_dtype(p.compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (Op::template supports<C>) {
@@ -417,6 +429,7 @@ void run_op(const Plan& p, const ScalarArgs& args) {
 
 template <typename Op>
 bool supports_op(DType t) {
+  if (t == DType::kComplex32) return Op::kComplex32;
   return visit_dtype(t, [](auto tag) { return Op::template supports<typename decltype(tag)::type>; });
 }
 

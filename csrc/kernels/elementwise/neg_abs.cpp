@@ -22,16 +22,19 @@ struct NegOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kNeg;
   static constexpr const char* kName = "neg";
   static constexpr int kInputs = 1;
+  static constexpr bool kComplex32 = true;
   template <typename C>
   static constexpr bool supports = kSignedArith<C>;
 
   template <typename C>
   struct Fn {
-    using M = C;
+    using M = own_or_opmath_t<C>;
     explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_reduced_v<C>) {
         return C{static_cast<uint16_t>(a.bits ^ 0x8000u)};
+      } else if constexpr (std::is_same_v<C, Complex<Half>>) {
+        return {-a.re, -a.im};  // CPU: -c10::complex<Half>, each part's sign flipped
       } else if constexpr (is_complex_v<C>) {
         using T = decltype(a.re);
         return {T(0) - a.re, T(0) - a.im};  // Vectorized<complex>::neg: 0 - x
@@ -49,12 +52,13 @@ struct AbsOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kAbs;
   static constexpr const char* kName = "abs";
   static constexpr int kInputs = 1;
+  static constexpr bool kComplex32 = true;  // |a| in complex64, rounded
   template <typename C>
   static constexpr bool supports = kSignedArith<C> || std::is_same_v<C, Bool>;
 
   template <typename C>
   struct Fn {
-    using M = C;
+    using M = own_or_opmath_t<C>;
     explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_reduced_v<C>) {
@@ -79,12 +83,13 @@ struct ConjOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kConj;
   static constexpr const char* kName = "conj";
   static constexpr int kInputs = 1;
+  static constexpr bool kComplex32 = true;
   template <typename C>
   static constexpr bool supports = true;
 
   template <typename C>
   struct Fn {
-    using M = C;
+    using M = own_or_opmath_t<C>;
     explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_complex_v<C>) {
@@ -102,12 +107,13 @@ struct SgnOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kSgn;
   static constexpr const char* kName = "sgn";
   static constexpr int kInputs = 1;
+  static constexpr bool kComplex32 = true;  // in complex64, rounded
   template <typename C>
   static constexpr bool supports = is_complex_v<C>;
 
   template <typename C>
   struct Fn {
-    using M = C;
+    using M = own_or_opmath_t<C>;
     explicit Fn(const ScalarArgs&) {}
     M operator()(M a) const {
       if constexpr (is_complex_v<C>) {

@@ -36,7 +36,14 @@ template <typename T> struct OpmathOf { using type = T; };
 template <> struct OpmathOf<Half> { using type = float; };
 template <> struct OpmathOf<BFloat16> { using type = float; };
 template <> struct OpmathOf<Bool> { using type = bool; };
+// complex32 has no arithmetic: it computes in complex64 and rounds, as CPU's
+// kernels do (opmath_type<c10::complex<Half>>).
+template <> struct OpmathOf<Complex<Half>> { using type = Complex<float>; };
 template <typename T> using opmath_t = typename OpmathOf<T>::type;
+// C itself (ops that work on the stored values, such as neg), except for
+// complex32, which has no arithmetic of its own: complex64.
+template <typename C>
+using own_or_opmath_t = std::conditional_t<std::is_same_v<C, Complex<Half>>, opmath_t<C>, C>;
 
 template <typename T> struct DTypeOf;
 template <> struct DTypeOf<Bool> { static constexpr DType value = DType::kBool; };
@@ -54,10 +61,12 @@ template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat
 template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
 template <> struct DTypeOf<Complex<float>> { static constexpr DType value = DType::kComplex64; };
 template <> struct DTypeOf<Complex<double>> { static constexpr DType value = DType::kComplex128; };
+template <> struct DTypeOf<Complex<Half>> { static constexpr DType value = DType::kComplex32; };
 template <typename T> inline constexpr DType dtype_of_v = DTypeOf<T>::value;
 
 // The buffer type of compute type C: opmath, or C itself when `widen` is
-// false for a reduced type (Bool always buffers as bool).
+// false for a reduced type (Bool always buffers as bool; complex32 always as
+// complex64).
 template <typename C, bool kWiden>
 using buffer_t = std::conditional_t<is_reduced_v<C> && !kWiden, C, opmath_t<C>>;
 
@@ -76,6 +85,8 @@ inline M to_buffer(C x) {
     return x.v != 0;
   } else if constexpr (std::is_same_v<C, Half>) {
     return half_bits_to_float(x.bits);
+  } else if constexpr (std::is_same_v<C, Complex<Half>>) {
+    return convert<M>(x);
   } else {
     static_assert(std::is_same_v<C, BFloat16> && std::is_same_v<M, float>);
     return bfloat16_bits_to_float(x.bits);
@@ -91,6 +102,8 @@ inline C from_buffer(M x) {
     return Bool{static_cast<uint8_t>(x)};
   } else if constexpr (std::is_same_v<C, Half>) {
     return Half{float_to_half_bits(x)};
+  } else if constexpr (std::is_same_v<C, Complex<Half>>) {
+    return convert<C>(x);
   } else {
     static_assert(std::is_same_v<C, BFloat16> && std::is_same_v<M, float>);
     return BFloat16{float_to_bfloat16_bits(x)};
@@ -112,7 +125,7 @@ C scalar_to(const ScalarArg& a) {
 // One element of dtype `src` at `p`, converted to C, then to buffer type M.
 template <typename C, typename M>
 M load_one(DType src, const void* p) {
-  return visit_dtype(src, [&](auto tag) {
+  return visit_dtype_or_complex32(src, [&](auto tag) {
     using S = typename decltype(tag)::type;
     S x;
     std::memcpy(&x, p, sizeof(S));

@@ -152,8 +152,8 @@ void index_put(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_siz
     });
     return;
   }
-  visit_dtype(d.operands[0].dtype,
-              [&](auto tag) { index_put_typed<typename decltype(tag)::type, true>(d, ix, true); });
+  visit_dtype_or_complex32(d.operands[0].dtype,
+                           [&](auto tag) { index_put_typed<typename decltype(tag)::type, true>(d, ix, true); });
 }
 
 // ---- masked_fill ------------------------------------------------------------

@@ -45,6 +45,13 @@ struct Arith<Complex<R>> {
   static C load(C x) { return x; }
   static C store(C x) { return x; }
 };
+// complex32: c10::complex<Half>'s += adds in complex64 and rounds.
+template <>
+struct Arith<Complex<Half>> {
+  using C = Complex<float>;
+  static C load(Complex<Half> x) { return convert<C>(x); }
+  static Complex<Half> store(C x) { return convert<Complex<Half>>(x); }
+};
 
 template <typename C>
 inline C add_c(C a, C b) {

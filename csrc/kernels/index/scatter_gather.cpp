@@ -208,6 +208,10 @@ void scatter_dispatch(const TensorDesc& self, int64_t dim, const TensorDesc& ind
     });
     return;
   }
+  if (self.dtype == DType::kComplex32) {  // index_add's sums (scatter_supports)
+    scatter_typed<ScatterOp::kAdd, Complex<Half>, I>(self, dim, index, src, value, b);
+    return;
+  }
   visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (op) {
@@ -245,6 +249,7 @@ void gather(const TensorDesc& out, const TensorDesc& self, int64_t dim, const Te
 }
 
 bool scatter_supports(ScatterOp op, DType dtype) {
+  if (dtype == DType::kComplex32) return op == ScatterOp::kAssign || op == ScatterOp::kAdd;
   if (op == ScatterOp::kMax || op == ScatterOp::kMin) {
     return dtype != DType::kComplex64 && dtype != DType::kComplex128;
   }

@@ -213,7 +213,7 @@ void nonzero_count(const TensorDesc& self, int64_t* count) {
   check_desc(self, "nonzero");
   int64_t total = 0;
   if (self.numel() > 0) {
-    visit_dtype(self.dtype, [&](auto tag) {
+    visit_dtype_or_complex32(self.dtype, [&](auto tag) {  // complex32: either part nonzero
       for (int64_t c : chunk_counts<typename decltype(tag)::type>(self)) total += c;
     });
   }
@@ -236,7 +236,7 @@ void nonzero_rows(const TensorDesc& out, const TensorDesc& self, bool exact, int
   int64_t* ob = static_cast<int64_t*>(out.data);
   int64_t written = 0;
   if (n > 0 && rows > 0) {
-    visit_dtype(self.dtype, [&](auto tag) {
+    visit_dtype_or_complex32(self.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const std::vector<int64_t> counts = chunk_counts<T>(self);
       std::vector<int64_t> starts(counts.size() + 1, 0);

@@ -20,10 +20,11 @@ using V = std::vector<int64_t>;
 }  // namespace
 
 TEST(dtype_size_and_name) {
-  const size_t sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 8, 16};
-  const char* names[kNumDTypes] = {"bool",   "uint8",   "int8",     "int16",   "int32",
-                                   "int64",  "uint16",  "uint32",   "uint64",  "float16",
-                                   "bfloat16", "float32", "float64", "complex64", "complex128"};
+  const size_t sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 8, 16, 4};
+  const char* names[kNumDTypes] = {"bool",      "uint8",      "int8",      "int16",   "int32",
+                                   "int64",     "uint16",     "uint32",    "uint64",  "float16",
+                                   "bfloat16",  "float32",    "float64",   "complex64", "complex128",
+                                   "complex32"};
   for (int i = 0; i < kNumDTypes; ++i) {
     CHECK_EQ(dtype_size(static_cast<DType>(i)), sizes[i]);
     CHECK(std::strcmp(dtype_name(static_cast<DType>(i)), names[i]) == 0);

@@ -337,17 +337,17 @@ TEST(elementwise_malformed_descriptors_throw) {
 TEST(elementwise_supported_dtypes_match_cpu) {
   // From torch 2.13 CPU: add/sub lack uint16/32/64 (sub also bool, rejected
   // by ATen first); mul has all; div (true) floating and complex; neg/abs
-  // lack bool and uint16/32/64.
+  // lack bool and uint16/32/64. complex32: add, sub, mul, neg, abs (not div).
   const auto set = [](ElementwiseOp op) {
     std::string s;
     for (int c = 0; c < kNumDTypes; ++c) s += elementwise_supports(op, dt(c)) ? '1' : '0';
     return s;
   };
-  // Order: bool u8 i8 i16 i32 i64 u16 u32 u64 f16 bf16 f32 f64 c64 c128
-  CHECK_EQ(set(ElementwiseOp::kAdd), std::string("111111000111111"));
-  CHECK_EQ(set(ElementwiseOp::kSub), std::string("011111000111111"));
-  CHECK_EQ(set(ElementwiseOp::kMul), std::string("111111111111111"));
-  CHECK_EQ(set(ElementwiseOp::kDiv), std::string("000000000111111"));
-  CHECK_EQ(set(ElementwiseOp::kNeg), std::string("011111000111111"));
-  CHECK_EQ(set(ElementwiseOp::kAbs), std::string("011111000111111"));
+  // Order: bool u8 i8 i16 i32 i64 u16 u32 u64 f16 bf16 f32 f64 c64 c128 c32
+  CHECK_EQ(set(ElementwiseOp::kAdd), std::string("1111110001111111"));
+  CHECK_EQ(set(ElementwiseOp::kSub), std::string("0111110001111111"));
+  CHECK_EQ(set(ElementwiseOp::kMul), std::string("1111111111111111"));
+  CHECK_EQ(set(ElementwiseOp::kDiv), std::string("0000000001111110"));
+  CHECK_EQ(set(ElementwiseOp::kNeg), std::string("0111110001111111"));
+  CHECK_EQ(set(ElementwiseOp::kAbs), std::string("0111110001111111"));
 }

@@ -60,8 +60,8 @@ const void* span_start(const at::Tensor& t) { return t.const_data_ptr(); }
 
 // Device kernel: dst = src (any strides, any dtypes), on dst's current stream.
 void device_copy(const at::Tensor& dst, const at::Tensor& src) {
-  kernels::TensorDesc d = describe(dst, "copy_");
-  kernels::TensorDesc s = describe(src, "copy_");
+  kernels::TensorDesc d = describe(dst, "copy_", Complex32::kTaken);
+  kernels::TensorDesc s = describe(src, "copy_", Complex32::kTaken);
   std::vector<const void*> buffers{d.data, s.data};  // before d, s are moved
   launch(dst.device().index(), "copy_strided", std::move(buffers),
          [d = std::move(d), s = std::move(s)] { kernels::copy_strided(d, s); });

@@ -4,8 +4,8 @@
 
 namespace torch_tpu::aten {
 
-kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min_dim) {
-  kernels::TensorDesc d = describe(t, op);
+kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min_dim, Complex32 complex32) {
+  kernels::TensorDesc d = describe(t, op, complex32);
   while (d.dim() < min_dim) {
     d.sizes.push_back(1);
     d.strides.push_back(1);

@@ -13,7 +13,8 @@
 namespace torch_tpu::aten {
 
 // describe(t), with a 0-dim tensor seen as `min_dim` dims of size 1.
-kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min_dim);
+kernels::TensorDesc describe_nd(const at::Tensor& t, const char* op, int64_t min_dim,
+                                Complex32 complex32 = Complex32::kRejected);
 
 // RuntimeError unless every defined tensor is on out's tpu device (CPU's
 // wording for tensors on different devices).

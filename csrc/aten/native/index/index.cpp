@@ -70,8 +70,8 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
     TORCH_CHECK(out.dim() <= 1, "result.dim() (", out.dim(), ") must one or zero for given self.dim() (", self.dim(),
                 ")");
   }
-  kernels::TensorDesc o = describe_nd(out, "index_select", 1);
-  kernels::TensorDesc s = describe_nd(self, "index_select", 1);
+  kernels::TensorDesc o = describe_nd(out, "index_select", 1, Complex32::kTaken);  // bits
+  kernels::TensorDesc s = describe_nd(self, "index_select", 1, Complex32::kTaken);
   kernels::TensorDesc i = describe_nd(index, "index_select", 1);
   if (self.dim() == 0) {
     // A 0-dim self: index 0 is its only element (CPU bounds by numel).
@@ -122,7 +122,7 @@ void masked_fill_impl(at::Tensor& self, const at::Tensor& mask, const at::Scalar
         std::memcpy(bytes.data(), &v, sizeof(scalar_t));
       }),
       AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kBool, at::kHalf, at::kBFloat16, at::kComplexHalf);
-  kernels::ElementwiseDesc d = describe_iterator(iter, self.scalar_type(), "masked_fill_");
+  kernels::ElementwiseDesc d = describe_iterator(iter, self.scalar_type(), "masked_fill_", Complex32::kTaken);  // bits
   // Buffers first: the lambda's init-capture may move d before the list is built.
   std::vector<const void*> buffers{d.operands[0].data, d.operands[1].data};
   launch(self.device().index(), "masked_fill", std::move(buffers),
@@ -161,7 +161,7 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
   int64_t count = 0;
   if (self.numel() > 0) {
     at::Tensor count_dev = at::empty({}, self.options().dtype(at::kLong));
-    kernels::TensorDesc s = describe(self, "nonzero");
+    kernels::TensorDesc s = describe(self, "nonzero", Complex32::kTaken);
     int64_t* c = count_dev.mutable_data_ptr<int64_t>();
     launch(dev, "nonzero_count", {s.data, c}, [s, c] { kernels::nonzero_count(s, c); });
     telemetry::count_sync("nonzero");
@@ -177,7 +177,7 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
   if (count == 0 || self.dim() == 0) {
     return out;
   }
-  kernels::TensorDesc s = describe(self, "nonzero");
+  kernels::TensorDesc s = describe(self, "nonzero", Complex32::kTaken);
   kernels::TensorDesc o = describe(out, "nonzero");
   std::vector<const void*> buffers{s.data, o.data};
   launch(dev, "nonzero", std::move(buffers), [s = std::move(s), o = std::move(o)] { kernels::nonzero_write(o, s); });
@@ -201,7 +201,7 @@ at::Tensor& nonzero_static_out(const at::Tensor& self, int64_t size, int64_t fil
     at::native::resize_output(out, {size, ndim});
   }
   if (out.numel() == 0) return out;
-  kernels::TensorDesc s = describe(self, "nonzero_static");
+  kernels::TensorDesc s = describe(self, "nonzero_static", Complex32::kTaken);
   kernels::TensorDesc o = describe(out, "nonzero_static");
   std::vector<const void*> buffers{s.data, o.data};
   launch(self.device().index(), "nonzero_static", std::move(buffers),

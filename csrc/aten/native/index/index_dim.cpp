@@ -15,6 +15,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/div.h>
 #include <ATen/ops/eq.h>
+#include <ATen/ops/mul.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
@@ -78,9 +79,10 @@ void launch_index_scatter(const char* name, const at::Tensor& result, int64_t di
   const int64_t nd = std::max<int64_t>(1, result.dim());
   const at::Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
   const at::Tensor idx = expanded_index(index, dim, nd, src.sizes());
-  kernels::TensorDesc s = describe_nd(result, name, nd);
+  // complex32: the scatter kernel adds in it (scatter_supports checks the op).
+  kernels::TensorDesc s = describe_nd(result, name, nd, Complex32::kTaken);
   kernels::TensorDesc i = describe_nd(idx, name, nd);
-  kernels::TensorDesc sr = describe_nd(src, name, nd);
+  kernels::TensorDesc sr = describe_nd(src, name, nd, Complex32::kTaken);
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::scatter_supports(op, s.dtype), "\"", name, "\" not implemented for '",
                               c10::toString(result.scalar_type()), "'");
   std::array<unsigned char, 16> bytes{};
@@ -101,7 +103,8 @@ void index_copy_kernel(at::TensorIterator& iter, int64_t dim, int64_t self_dim_s
   if (iter.numel() == 0) return;
   // ATen's operands {result (restrided), index, source}; the kernel takes
   // {destination, values, index}.
-  kernels::ElementwiseDesc d = describe_iterator(iter, iter.dtype(0), "index_copy_");
+  // index_put without accumulation moves bits: complex32 too.
+  kernels::ElementwiseDesc d = describe_iterator(iter, iter.dtype(0), "index_copy_", Complex32::kTaken);
   std::swap(d.operands[1], d.operands[2]);
   kernels::IndexBounds bounds;
   bounds.index_error = true;
@@ -123,7 +126,7 @@ void index_fill_kernel(at::TensorIterator& iter, int64_t dim, int64_t self_dim_s
       }),
       AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kBool, at::kHalf, at::kBFloat16, at::kComplexHalf);
   // ATen's operands {self (restrided), index}; the value travels by value.
-  kernels::ElementwiseDesc d = describe_iterator(iter, type, "index_fill_");
+  kernels::ElementwiseDesc d = describe_iterator(iter, type, "index_fill_", Complex32::kTaken);
   d.operands.insert(d.operands.begin() + 1, kernels::ElementwiseOperand::scalar(d.operands[0].dtype, bytes.data()));
   kernels::IndexBounds bounds;
   bounds.wrap_negative = true;
@@ -166,6 +169,14 @@ void index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
   dim = at::maybe_wrap_dim(dim, self.dim());
   const at::ScalarType type = out.scalar_type();
   const kernels::IndexBounds& bounds = self.dim() <= 1 ? kIndexOutOfRangeInSelf : kernels::kScatterBounds;
+  if (type == at::kComplexHalf) {
+    // CPU adds alpha * source, each product rounded to complex32 first: the
+    // device's complex32 mul, then the kernel's rounded sums.
+    const bool unit_alpha = alpha.equal(1);
+    launch_index_scatter("index_add", out, dim, index, unit_alpha ? source : at::mul(source, alpha),
+                         kernels::ScatterOp::kAdd, nullptr, 0, bounds);
+    return;
+  }
   // alpha in the add kernel's compute type: float for float16/bfloat16.
   std::array<unsigned char, 16> alpha_bytes{};
   bool unit = true;

@@ -141,7 +141,9 @@ namespace {
 void launch_indexing(const char* name, at::TensorIteratorBase& iter, at::IntArrayRef indexed_sizes,
                      at::IntArrayRef indexed_strides, std::optional<kernels::PutMode> put) {
   if (iter.numel() == 0) return;
-  kernels::ElementwiseDesc d = describe_iterator(iter, iter.dtype(0), name);
+  // Gathers and puts move bits; accumulating adds in complex64 and rounds
+  // (kernels/index/arith.h): complex32 too.
+  kernels::ElementwiseDesc d = describe_iterator(iter, iter.dtype(0), name, Complex32::kTaken);
   std::vector<int64_t> sizes(indexed_sizes.begin(), indexed_sizes.end());
   std::vector<int64_t> strides(indexed_strides.begin(), indexed_strides.end());
   std::vector<const void*> buffers;

@@ -40,7 +40,7 @@ void cat_out(const at::ITensorListRef& tensors, int64_t dim, int64_t /*valid*/, 
   at::assert_no_internal_overlap(result);
   std::vector<std::pair<kernels::TensorDesc, kernels::TensorDesc>> pieces;
   std::vector<const void*> buffers;
-  kernels::TensorDesc r = describe(result, "cat");
+  kernels::TensorDesc r = describe(result, "cat", Complex32::kTaken);  // copy_strided takes complex32
   buffers.push_back(r.data);
   int64_t offset = 0;
   for (const at::Tensor& t : tensors) {
@@ -55,7 +55,7 @@ void cat_out(const at::ITensorListRef& tensors, int64_t dim, int64_t /*valid*/, 
       dst.sizes[dim] = n;
       dst.data = static_cast<char*>(r.data) +
                  offset * r.strides[dim] * static_cast<int64_t>(kernels::dtype_size(r.dtype));
-      kernels::TensorDesc src = describe(t, "cat");
+      kernels::TensorDesc src = describe(t, "cat", Complex32::kTaken);
       buffers.push_back(src.data);
       pieces.emplace_back(std::move(dst), std::move(src));
     }
@@ -79,8 +79,9 @@ void triangle_out(const at::Tensor& self, int64_t diagonal, const at::Tensor& re
     if (!(result.is_same(self) || (result.data_ptr() == self.data_ptr() && result.strides() == self.strides()))) {
       at::assert_no_overlap(result, self);
     }
-    kernels::TensorDesc o = describe(result, name);
-    kernels::TensorDesc s = describe(self, name);
+    // triangle moves bits by element size: complex32 too.
+    kernels::TensorDesc o = describe(result, name, Complex32::kTaken);
+    kernels::TensorDesc s = describe(self, name, Complex32::kTaken);
     std::vector<const void*> buffers{o.data, s.data};
     launch(result.device().index(), name, std::move(buffers),
            [o = std::move(o), s = std::move(s), diagonal, lower] { kernels::triangle(o, s, diagonal, lower); });

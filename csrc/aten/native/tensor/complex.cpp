@@ -12,11 +12,11 @@
 namespace torch_tpu::aten {
 namespace {
 
-// tpu stores no complex32 (ComplexHalf): float16 parts raise, as undeclared dtypes do.
-void check_part_dtype(const at::TensorIteratorBase& iter, const char* name) {
+// CPU's part dtypes: complex takes float16 too (a complex32 result), polar not.
+void check_part_dtype(const at::TensorIteratorBase& iter, const char* name, bool half) {
   const at::ScalarType part = iter.input_dtype(0);
-  TORCH_CHECK_NOT_IMPLEMENTED(part == at::kFloat || part == at::kDouble, "\"", name, "\" not implemented for '",
-                              c10::toString(part), "' on tpu (its result would be complex32, which tpu does not store)");
+  TORCH_CHECK_NOT_IMPLEMENTED(part == at::kFloat || part == at::kDouble || (half && part == at::kHalf), "\"", name,
+                              "\" not implemented for '", c10::toString(part), "' on tpu");
 }
 
 at::Tensor complex_part(const at::TensorIteratorBase& iter, int64_t part) {
@@ -26,7 +26,7 @@ at::Tensor complex_part(const at::TensorIteratorBase& iter, int64_t part) {
 }  // namespace
 
 void complex_kernel(at::TensorIterator& iter) {
-  check_part_dtype(iter, "complex");
+  check_part_dtype(iter, "complex", /*half=*/true);
   if (iter.numel() == 0) return;
   complex_part(iter, 0).copy_(iter.tensor(1));
   complex_part(iter, 1).copy_(iter.tensor(2));
@@ -34,7 +34,7 @@ void complex_kernel(at::TensorIterator& iter) {
 
 // abs * (cos(angle) + i sin(angle)), each part rounded once as CPU's std::polar.
 void polar_kernel(at::TensorIterator& iter) {
-  check_part_dtype(iter, "polar");  // CPU: polar_cpu has no float16 either
+  check_part_dtype(iter, "polar", /*half=*/false);  // CPU: polar_cpu has no float16 either
   if (iter.numel() == 0) return;
   const at::Tensor& abs = iter.tensor(1);
   const at::Tensor& angle = iter.tensor(2);

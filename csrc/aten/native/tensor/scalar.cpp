@@ -46,13 +46,19 @@ at::Tensor& fill_scalar_(at::Tensor& self, const at::Scalar& value) {
   alignas(16) unsigned char bytes[16] = {};
   // Scalar::to<T> raises PyTorch's own overflow error ("value cannot be
   // converted to type uint8_t without overflow").
-  AT_DISPATCH_V2(
-      self.scalar_type(), "fill_tpu", AT_WRAP([&] {
-        scalar_t v = value.to<scalar_t>();
-        std::memcpy(bytes, &v, sizeof(scalar_t));
-      }),
-      AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kHalf, at::kBool, at::kBFloat16,
-      AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  if (self.scalar_type() == at::kComplexHalf) {
+    // CPU's fill_kernel: checked as complex64, then rounded (70000 fills inf).
+    const c10::complex<at::Half> v(value.to<c10::complex<float>>());
+    std::memcpy(bytes, &v, sizeof(v));
+  } else {
+    AT_DISPATCH_V2(
+        self.scalar_type(), "fill_tpu", AT_WRAP([&] {
+          scalar_t v = value.to<scalar_t>();
+          std::memcpy(bytes, &v, sizeof(scalar_t));
+        }),
+        AT_EXPAND(AT_ALL_TYPES_AND_COMPLEX), at::kHalf, at::kBool, at::kBFloat16,
+        AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  }
   const size_t itemsize = self.element_size();
   bool all_zero = true;
   for (size_t i = 0; i < itemsize; ++i) all_zero = all_zero && bytes[i] == 0;
@@ -61,7 +67,7 @@ at::Tensor& fill_scalar_(at::Tensor& self, const at::Scalar& value) {
                                     native_stream(current_stream(self.device().index()))));
     return self;
   }
-  kernels::TensorDesc d = describe(self, "fill_");
+  kernels::TensorDesc d = describe(self, "fill_", Complex32::kTaken);  // moves bits
   std::array<unsigned char, 16> v;
   std::memcpy(v.data(), bytes, sizeof(bytes));
   std::vector<const void*> buffers{d.data};  // before d is moved
