@@ -31,7 +31,8 @@
 //             same apply_loop), the result block is rounded and converted
 //             into the output.
 // Broadcast operands (stride 0 in the row, or over the whole loop) are read
-// once and passed as a single value.
+// once and spread into a block (apply_row): each op and compute type has one
+// loop, whichever inputs are single values.
 #pragma once
 
 #include <algorithm>
@@ -142,6 +143,14 @@ __attribute__((noinline)) void apply_loop(const Fn& fn, OutPtrs<R> out, int64_t 
   apply_body<S...>(f, out, n, in);
 }
 
+// apply_loop with every input on memory (no single-value input).
+template <int N, typename Fn, typename M, typename R>
+inline void apply_tensors(const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    apply_loop<((void)I, false)...>(fn, out, n, in);
+  }(std::make_index_sequence<N>{});
+}
+
 // float16/bfloat16 <-> float, contiguous (F16C for float16 where available).
 // With AVX-512, float16 converts 16 at a time: the op's loop reads the floats
 // back as 512-bit vectors, which two 256-bit stores would not forward to.
@@ -190,29 +199,32 @@ inline C round_to_reduced(float x) {
 // The direct loop of a float16/bfloat16 op computing in float: 32 elements
 // at a time are widened into registers (small arrays the compiler keeps in
 // vector registers or L1), computed, and rounded back, so every element
-// crosses memory once. in[k] is unused for scalar inputs (value[k] instead).
-// R is float (rounded into `out`, of type C) or bool (written as bytes into
-// `out`, a bool tensor).
-template <typename R, bool... S, typename Fn, typename C>
-__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, void* out, int64_t n,
-                                                  const std::array<const C*, sizeof...(S)>& in,
-                                                  const std::array<float, sizeof...(S)>& value) {
-  constexpr int N = sizeof...(S);
-  constexpr bool s[] = {S...};
+// crosses memory once. Input k is one value (value[k]) where bit k of
+// `scalar` is set: its array is filled once and in[k] is unused. R is float
+// (rounded into `out`, of type C) or bool (written as bytes into `out`, a
+// bool tensor). One instantiation per op and type: the scalar inputs are a
+// run-time choice (see apply_row).
+template <typename R, int N, typename Fn, typename C>
+__attribute__((noinline)) void apply_reduced_loop(const Fn& fn, void* out, int64_t n, unsigned scalar,
+                                                  const std::array<const C*, N>& in,
+                                                  const std::array<float, N>& value) {
   constexpr int64_t K = 32;
   const Fn f = fn;
   float x[N][K];
   float r[K];
   std::array<Ptrs<float>, N> p;
-  for (int k = 0; k < N; ++k) p[k] = {s[k] ? &value[k] : x[k]};
+  for (int k = 0; k < N; ++k) {
+    p[k] = {x[k]};
+    if (scalar & (1u << k)) std::fill_n(x[k], K, value[k]);
+  }
   const auto chunk = [&](int64_t i, int64_t m) {
     for (int k = 0; k < N; ++k) {
-      if (!s[k]) reduced_to_float(x[k], in[k] + i, m);
+      if (!(scalar & (1u << k))) reduced_to_float(x[k], in[k] + i, m);
     }
     if constexpr (std::is_same_v<R, bool>) {
-      apply_body<S...>(f, OutPtrs<bool>{static_cast<uint8_t*>(out) + i}, m, p);
+      apply_tensors<N>(f, OutPtrs<bool>{static_cast<uint8_t*>(out) + i}, m, p);
     } else {
-      apply_body<S...>(f, OutPtrs<float>{r}, m, p);
+      apply_tensors<N>(f, OutPtrs<float>{r}, m, p);
       float_to_reduced(static_cast<C*>(out) + i, r, m);
     }
   };
@@ -221,45 +233,59 @@ __attribute__((noinline)) void apply_reduced_loop(const Fn& fn, void* out, int64
   if (i < n) chunk(i, n - i);
 }
 
-// Calls call(std::integer_sequence<bool, S...>{}) with the compile-time
-// scalar flags of `mask` (bit k: input k is a single value).
-template <int N, bool... S, typename Call>
-void with_scalar_flags(unsigned mask, Call&& call) {
-  if constexpr (sizeof...(S) == N) {
-    call(std::integer_sequence<bool, S...>{});
-  } else if (mask & (1u << sizeof...(S))) {
-    with_scalar_flags<N, S..., true>(mask, call);
-  } else {
-    with_scalar_flags<N, S..., false>(mask, call);
-  }
-}
-
 // Every input one value: so is the result, computed once and written n
 // times. f is pure and compiled without contraction (fp_contract.h), so this
-// gives the loop's bits; and no loop over f is instantiated for a case that
-// only broadcasts (a 0-dim or fully expanded input): 1/2 of a unary op's
-// loop instantiations, 1/4 of a binary op's.
+// gives the loop's bits; and no loop over f runs for a case that only
+// broadcasts (a 0-dim or fully expanded input).
 template <typename R>
 __attribute__((noinline)) void fill_result(OutPtrs<R> out, int64_t n, R v) {
   const Out<R> o(out);
   for (int64_t i = 0; i < n; ++i) o.set(i, v);
 }
 
-template <typename Fn, typename M, typename R, size_t... I>
-void apply_constant(const Fn& f, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, sizeof...(I)>& in,
-                    std::index_sequence<I...>) {
-  fill_result<R>(out, n, f(In<M, true>(in[I])[0]...));
+// n copies of v into a block (n <= kBlock).
+template <typename M>
+void spread(Block<M>& b, const M& v, int64_t n) {
+  if constexpr (is_complex_v<M>) {
+    std::fill_n(b.re, n, v.re);
+    std::fill_n(b.im, n, v.im);
+  } else {
+    std::fill_n(b.v, n, v);
+  }
 }
 
+// One row of n elements, with input k one value (value[k]) where bit k of
+// `scalar` is set and at in[k] otherwise (`step` elements apart: 1 on
+// tensor memory, or a block). The scalar inputs are spread into blocks and
+// the row runs kBlock elements at a time through the one all-tensor loop:
+// one loop per op and type instead of one per scalar combination (2^N - 1),
+// at the price of reading the repeated value from L1.
 template <int N, typename Fn, typename M, typename R>
-void apply_dispatch(unsigned mask, const Fn& fn, OutPtrs<R> out, int64_t n, const std::array<Ptrs<M>, N>& in) {
-  with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
-    if constexpr ((S && ...)) {
-      apply_constant(fn, out, n, in, std::make_index_sequence<N>{});
-    } else {
-      apply_loop<S...>(fn, out, n, in);
+void apply_row(const Fn& fn, OutPtrs<R> out, int64_t n, unsigned scalar, std::array<Ptrs<M>, N> in,
+               const std::array<M, N>& value, std::array<Block<M>, N>& spread_blocks) {
+  if (scalar == 0) {
+    apply_tensors<N>(fn, out, n, in);
+    return;
+  }
+  if (scalar == (1u << N) - 1) {
+    fill_result<R>(out, n, std::apply(fn, value));
+    return;
+  }
+  const int64_t m = std::min(n, kBlock);
+  std::array<Ptrs<M>, N> part = in;
+  for (int k = 0; k < N; ++k) {
+    if (scalar & (1u << k)) {
+      spread(spread_blocks[k], value[k], m);
+      part[k] = ptrs_of(spread_blocks[k]);
     }
-  });
+  }
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t nb = std::min(kBlock, n - i0);
+    for (int k = 0; k < N; ++k) {
+      if (!(scalar & (1u << k))) part[k] = advance(in[k], i0);
+    }
+    apply_tensors<N>(fn, advance(out, i0), nb, part);
+  }
 }
 
 // ---- one op, one compute type -------------------------------------------------
@@ -333,6 +359,7 @@ void run_typed(const Plan& p, const ScalarArgs& args) {
 
   runtime::parallel_for(0, p.numel, kGrain, [&](int64_t begin, int64_t end) {
     std::array<Block<M>, N> blocks;
+    std::array<Block<M>, N> spread_blocks;
     Block<R> out_block;
     for_each_row(p, begin, end, [&](const std::array<char*, kMaxOperands>& ptr, int64_t n) {
       std::array<M, N> row_value = whole_value;
@@ -351,25 +378,20 @@ void run_typed(const Plan& p, const ScalarArgs& args) {
           direct = direct && p.dtype[op] == cdt && st == static_cast<int64_t>(sizeof(C));
         }
       }
-      for (int k = 0; k < N; ++k) {
-        if (mask & (1u << k)) in[k] = ptrs_of_value(row_value[k]);
-      }
       if constexpr (kReducedDirect) {
         if (direct) {
+          if (mask == (1u << N) - 1) {  // one value: see fill_result
+            const R r = std::apply(fn, row_value);
+            if constexpr (std::is_same_v<R, bool>) {
+              fill_result<bool>(OutPtrs<bool>{reinterpret_cast<uint8_t*>(ptr[0])}, n, r);
+            } else {
+              fill_result<C>(OutPtrs<C>{reinterpret_cast<C*>(ptr[0])}, n, round_to_reduced<C>(r));
+            }
+            return;
+          }
           std::array<const C*, N> src{};
           for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const C*>(ptr[operand(k)]);
-          with_scalar_flags<N>(mask, [&]<bool... S>(std::integer_sequence<bool, S...>) {
-            if constexpr ((S && ...)) {  // one value: see apply_constant
-              const R r = std::apply(fn, row_value);
-              if constexpr (std::is_same_v<R, bool>) {
-                fill_result<bool>(OutPtrs<bool>{reinterpret_cast<uint8_t*>(ptr[0])}, n, r);
-              } else {
-                fill_result<C>(OutPtrs<C>{reinterpret_cast<C*>(ptr[0])}, n, round_to_reduced<C>(r));
-              }
-            } else {
-              apply_reduced_loop<R, S...>(fn, ptr[0], n, src, row_value);
-            }
-          });
+          apply_reduced_loop<R, N>(fn, ptr[0], n, mask, src, row_value);
           return;
         }
       }
@@ -378,7 +400,7 @@ void run_typed(const Plan& p, const ScalarArgs& args) {
           for (int k = 0; k < N; ++k) {
             if (!(mask & (1u << k))) in[k] = Ptrs<M>{reinterpret_cast<const M*>(ptr[operand(k)])};
           }
-          apply_dispatch<N>(mask, fn, out_ptrs_at<R>(ptr[0]), n, in);
+          apply_row<N>(fn, out_ptrs_at<R>(ptr[0]), n, mask, in, row_value, spread_blocks);
           return;
         }
       }
@@ -390,7 +412,7 @@ void run_typed(const Plan& p, const ScalarArgs& args) {
           load[k](ptr[operand(k)] + i0 * st, st, nb, &blocks[k]);
           in[k] = ptrs_of(blocks[k]);
         }
-        apply_dispatch<N>(mask, fn, out_ptrs_of(out_block), nb, in);
+        apply_row<N>(fn, out_ptrs_of(out_block), nb, mask, in, row_value, spread_blocks);
         store(&out_block, ptr[0] + i0 * out_stride, out_stride, nb);
       }
     });

@@ -220,6 +220,24 @@ OutPtrs<R> out_ptrs_of(Block<R>& b) {
   }
 }
 
+// The same operand, i elements further.
+template <typename M>
+Ptrs<M> advance(Ptrs<M> x, int64_t i) {
+  if constexpr (is_complex_v<M>) {
+    return {x.re + i, x.im + i};
+  } else {
+    return {x.p + i};
+  }
+}
+template <typename R>
+OutPtrs<R> advance(OutPtrs<R> x, int64_t i) {
+  if constexpr (is_complex_v<R>) {
+    return {x.re + i, x.im + i};
+  } else {
+    return {x.p + i};
+  }
+}
+
 // Element i of an operand; kScalar: the same element for every i.
 template <typename M, bool kScalar>
 struct In {
