@@ -175,16 +175,6 @@ Ptrs<M> ptrs_of(const Block<M>& b) {
     return {b.v};
   }
 }
-template <typename M>
-Ptrs<M> ptrs_of_value(const M& v) {
-  if constexpr (is_complex_v<M>) {
-    return {&v.re, &v.im};
-  } else if constexpr (std::is_same_v<M, bool>) {
-    return {reinterpret_cast<const uint8_t*>(&v)};
-  } else {
-    return {&v};
-  }
-}
 
 template <typename R>
 struct OutPtrs {
