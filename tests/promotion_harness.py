@@ -178,6 +178,21 @@ def run(m: Matrix) -> None:
         raise
 
 
+def _cuda_only_result(info, cpu, tpu, a, b, kwargs):
+    """CPU's outcome, or CUDA's where CPU refuses a result dtype that CUDA
+    computes (tpu takes CUDA's dtypes too): today complex32, which CUDA
+    computes in complex64 (float16 inputs in float32) and rounds."""
+    (ck, cv), (tk, tv) = cpu, tpu
+    if not (ck == "error" and isinstance(cv, NotImplementedError) and tk == "ok"
+            and tv.dtype == torch.complex32 and torch.complex32 in info.supported_dtypes("cuda")):
+        return cpu
+    wide = {torch.float16: torch.float32, torch.complex32: torch.complex64}
+
+    def widen(x):
+        return x.to(wide[x.dtype]) if isinstance(x, torch.Tensor) and x.dtype in wide else x
+    return _run(lambda: info.op(widen(a), widen(b), **kwargs).to(torch.complex32))
+
+
 def _run_matrix(m: Matrix) -> None:
     info = opinfo(m.opinfo, m.variant)
     problems: List[str] = []
@@ -200,6 +215,7 @@ def _run_matrix(m: Matrix) -> None:
                 to = torch.empty(3, dtype=out_dtype, device=DEVICE)
                 cpu = _run(lambda: info.op(ca, cb, out=co, **kwargs))
                 tpu = _run(lambda: info.op(ta, tb, out=to, **kwargs))
+            cpu = _cuda_only_result(info, cpu, tpu, ca, cb, kwargs) if out_dtype is None else cpu
             problem = _compare(m, label, cpu, tpu, ca, cb, check_rule=out_dtype is None)
             if problem:
                 problems.append(problem)
