@@ -44,7 +44,7 @@ from ..emit import output
 from ..errors import ManifestError, did_you_mean
 from ..facts import opinfo_index, upstream
 from ..facts.autograd import autograd_source
-from ..model.manifest import CHECKS, Entry, Kind, Route
+from ..model.manifest import CHECKS, Entry, Kind, Route, XFail
 from ..facts.opinfo_index import Index, OpInfoFacts
 
 TESTS_DIR = os.path.join("tests", "generated")
@@ -121,8 +121,9 @@ class Case:
     opinfo: OpInfoFacts
     dtype: str
     compare_values: bool
-    xfail: str
+    xfail: str                      # the known failure's reason ("" for none)
     cpu_lacks: bool = False         # a dtype the OpInfo has on CUDA only: a widened reference
+    raises: str = ""                # the exception the known failure raises
 
 
 @dataclass
@@ -175,12 +176,18 @@ def _opinfos(entry: Entry, index: Index, manifest_path: str) -> List[OpInfoFacts
     return found
 
 
-def _xfail(entry: Entry, check: str, dtype: str, f: OpInfoFacts) -> str:
+def _xfail(entry: Entry, check: str, dtype: str, f: OpInfoFacts) -> Optional[XFail]:
     for x in entry.tests.xfail:
         if ((not x.dtypes or dtype in x.dtypes) and (not x.checks or check in x.checks)
                 and (not x.opinfos or f.full_name in x.opinfos)):
-            return x.reason
-    return ""
+            return x
+    return None
+
+
+def _case(check: str, f: OpInfoFacts, dtype: str, comparable: bool, known: Optional[XFail],
+          cpu_lacks: bool = False) -> Case:
+    return Case(check, f, dtype, comparable, known.reason if known else "", cpu_lacks,
+                known.raises if known else "")
 
 
 def _check_xfail_opinfos(entry: Entry, opinfos: List[OpInfoFacts], manifest_path: str) -> None:
@@ -285,9 +292,10 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                     continue
                 if check == "errors":
                     continue  # dtype-free: one case per OpInfo, below
-                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype, f), cpu_lacks))
+                p.cases.append(_case(check, f, dtype, comparable, _xfail(entry, check, dtype, f),
+                                     cpu_lacks))
         if "errors" in checks and f.error_inputs:
-            p.cases.append(Case("errors", f, "", True, _xfail(entry, "errors", "", f)))
+            p.cases.append(_case("errors", f, "", True, _xfail(entry, "errors", "", f)))
     meta_done = {c.dtype for c in p.cases if c.check == "meta"}
     meta_skipped = [d for d in wanted if d not in meta_done
                     and any(d in f.dtypes or d in f.cuda_dtypes for f in opinfos)]
@@ -328,8 +336,8 @@ def _plan_autocast(p: Plan, opinfos: List[OpInfoFacts]) -> None:
             sample_dtype = autocast.input_dtype(entry.autocast, low)
             if sample_dtype not in f.dtypes:
                 continue
-            p.cases.append(Case("autocast", f, low, f.comparable(low) is None,
-                                _xfail(entry, "autocast", low, f)))
+            p.cases.append(_case("autocast", f, low, f.comparable(low) is None,
+                                 _xfail(entry, "autocast", low, f)))
     if not any(c.check == "autocast" for c in p.cases) and "autocast" not in p.gaps:
         p.gaps["autocast"] = "no OpInfo used here has samples in the dtypes the policy needs"
 
@@ -436,6 +444,7 @@ def _case_view(var: str, c: Case) -> _CaseView:
         args.append("cpu_lacks=True")
     if c.xfail:
         args.append(f"xfail={_py(c.xfail)}")
+        args.append(f"raises={_py(c.raises)}")
     return _CaseView(", ".join(args))
 
 
