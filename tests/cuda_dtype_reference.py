@@ -29,6 +29,7 @@ WIDER = {
     torch.float16: torch.float32, torch.bfloat16: torch.float32,
     torch.float32: torch.float64, torch.float64: torch.float64,
     torch.complex64: torch.complex128, torch.complex128: torch.complex128,
+    torch.complex32: torch.complex64,  # CUDA computes complex32 in complex64 (opmath)
     torch.bool: torch.uint8,
     torch.uint8: torch.int64, torch.int8: torch.int64, torch.int16: torch.int64,
     torch.int32: torch.int64, torch.int64: torch.float64,
@@ -55,9 +56,13 @@ def _narrowing(narrow: torch.dtype) -> Dict[torch.dtype, torch.dtype]:
 
 def widen(sample, narrow: torch.dtype):
     """The CPU sample with every tensor of dtype `narrow` widened (a copy
-    that keeps requires_grad off: references are values only)."""
+    that keeps requires_grad off: references are values only), and a
+    `dtype=narrow` keyword (prod(x, dtype=...)) asking for the wide dtype."""
     wide = WIDER[narrow]
-    return sample.transform(lambda t: t.to(wide) if isinstance(t, torch.Tensor) and t.dtype == narrow else t)
+    out = sample.transform(lambda t: t.to(wide) if isinstance(t, torch.Tensor) and t.dtype == narrow else t)
+    if out.kwargs.get("dtype") == narrow:
+        out.kwargs = {**out.kwargs, "dtype": wide}
+    return out
 
 
 def narrowed(result, narrow: torch.dtype):

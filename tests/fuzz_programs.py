@@ -95,7 +95,12 @@ def _undefined(kind: str, xs: list) -> bool:
     return any(x.untyped_storage().data_ptr() == dest for x in xs[1:])
 
 
-_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "sign": torch.sign, "floor": torch.floor,
+def _abs(x):
+    """abs with CUDA's dtypes, which tpu takes: CPU refuses bool, CUDA returns it."""
+    return x.clone() if x.dtype == torch.bool and x.device.type == "cpu" else torch.abs(x)
+
+
+_UNARY = {"neg": torch.neg, "abs": _abs, "relu": torch.relu, "sign": torch.sign, "floor": torch.floor,
           "exp": torch.exp, "sin": torch.sin, "tanh": torch.tanh, "sigmoid": torch.sigmoid}
 _BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "maximum": torch.maximum,
            "minimum": torch.minimum, "floor_divide": torch.floor_divide, "remainder": torch.remainder,
@@ -108,7 +113,7 @@ def apply(name: str, xs: list, a: dict):
     if name in _UNARY:
         return _UNARY[name](x)
     if name == "sqrt_abs":
-        return torch.sqrt(torch.abs(x))
+        return torch.sqrt(_abs(x))
     if name in _BINARY:
         return _BINARY[name](x, xs[1])
     if name == "where":

@@ -136,6 +136,7 @@ struct DivOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kDiv;
   static constexpr const char* kName = "div";
   static constexpr int kInputs = 2;
+  static constexpr bool kComplex32 = true;  // CUDA's: in complex64, rounded
   static constexpr bool kScalarOtherAsOpmath = true;
   template <typename C>
   static constexpr bool supports = std::is_floating_point_v<C> || is_reduced_v<C> || is_complex_v<C>;

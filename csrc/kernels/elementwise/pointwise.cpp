@@ -20,11 +20,11 @@ template <typename C>
 inline constexpr bool kFloatOrComplex = kIsFloating<C> || is_complex_v<C>;
 
 // The op's scalar argument in buffer type M: float for float16/bfloat16,
-// else converted to C.
+// complex64 for complex32 (CUDA's opmath), else converted to C.
 template <typename C, typename M>
 M scalar_in_opmath(const ScalarArg& a) {
-  if constexpr (is_reduced_v<C>) {
-    return scalar_to<float>(a);
+  if constexpr (is_reduced_v<C> || std::is_same_v<C, Complex<Half>>) {
+    return scalar_to<M>(a);
   } else {
     return to_buffer<M>(scalar_to<C>(a));
   }
@@ -50,6 +50,7 @@ struct LerpScalarOp : OpTraits {
   static constexpr const char* kName = "lerp_scalar";
   static constexpr int kInputs = 2;
   static constexpr int kArgs = 1;
+  static constexpr bool kComplex32 = true;  // CUDA's: in complex64, rounded
   template <typename C>
   static constexpr bool supports = kFloatOrComplex<C>;
 
@@ -66,6 +67,7 @@ struct LerpTensorOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kLerpTensor;
   static constexpr const char* kName = "lerp_tensor";
   static constexpr int kInputs = 3;
+  static constexpr bool kComplex32 = true;  // CUDA's: in complex64, rounded
   template <typename C>
   static constexpr bool supports = kFloatOrComplex<C>;
 

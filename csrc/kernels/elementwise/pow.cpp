@@ -21,6 +21,7 @@ struct PowOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kPow;
   static constexpr const char* kName = "pow";
   static constexpr int kInputs = 2;
+  static constexpr bool kComplex32 = true;  // CUDA's: in complex64, rounded
   template <typename C>
   static constexpr bool supports = kPowTypes<C>;
 
@@ -62,6 +63,7 @@ struct PowScalarOp : OpTraits {
   static constexpr ElementwiseOp kOp = ElementwiseOp::kPowScalar;
   static constexpr const char* kName = "pow_scalar";
   static constexpr int kInputs = 1;
+  static constexpr bool kComplex32 = true;  // CUDA's: in complex64, rounded
   static constexpr int kArgs = 1;
   template <typename C>
   static constexpr bool supports = kPowTypes<C>;
@@ -81,7 +83,9 @@ struct PowScalarOp : OpTraits {
         if (exponent_is(x, -0.5)) c = kRsqrt;
         if (exponent_is(x, -1.0)) c = kRecip;
       }
-      if constexpr (std::is_same_v<C, Half>) {
+      if constexpr (std::is_same_v<C, Complex<Half>>) {
+        e = scalar_to<M>(x);  // CUDA: pow in complex64, no square/cube cases
+      } else if constexpr (std::is_same_v<C, Half>) {
         e = to_buffer<float>(scalar_to<Half>(x));
       } else if constexpr (kIsFloating<C> || is_complex_v<C>) {
         // The cases compare the exponent in the type CPU compares it in:

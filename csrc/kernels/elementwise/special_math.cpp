@@ -50,6 +50,7 @@ Complex<T> complex_logaddexp(Complex<T> x, Complex<T> y) {
 // (their difference would be NaN). Complex: complex_logaddexp below.
 struct LogaddexpOp : FloatingOp<ElementwiseOp::kLogaddexp, 2> {
   static constexpr const char* kName = "logaddexp";
+  static constexpr bool kComplex32 = true;  // CUDA's: in complex64, rounded
   template <typename C>
   static constexpr bool supports = kFloatingCompute<C> || is_complex_v<C>;
   template <typename C>

@@ -35,6 +35,7 @@ template <> struct SumAccOf<BFloat16> { using type = float; };
 template <> struct SumAccOf<float> { using type = float; };
 template <> struct SumAccOf<double> { using type = double; };
 template <> struct SumAccOf<Complex<float>> { using type = Complex<float>; };
+template <> struct SumAccOf<Complex<Half>> { using type = Complex<float>; };  // CUDA's opmath
 template <> struct SumAccOf<Complex<double>> { using type = Complex<double>; };
 template <> struct SumAccOf<uint64_t> { using type = uint64_t; };
 
@@ -52,7 +53,7 @@ constexpr int lanes_for() {
 // Writes v (an accumulator value) to *p as dtype t, with convert()'s rules.
 template <typename V>
 inline void write_value(char* p, DType t, V v) {
-  visit_dtype(t, [&](auto tag) {
+  visit_dtype_or_complex32(t, [&](auto tag) {
     using O = typename decltype(tag)::type;
     const O o = convert<O>(v);
     std::memcpy(p, &o, sizeof(O));

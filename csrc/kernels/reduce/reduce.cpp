@@ -15,9 +15,11 @@ bool is_floating(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 || t == DType::kFloat64;
 }
 
-// The input dtype classes of TORCH_TPU_REDUCE_OPS.
-bool accepts_any(DType) { return true; }
-bool accepts_real(DType t) { return !is_complex(t); }
+// The input dtype classes of TORCH_TPU_REDUCE_OPS. complex32 only where
+// CUDA reduces it (sum, prod: accumulated in complex64).
+bool accepts_any(DType t) { return t != DType::kComplex32; }
+bool accepts_any_or_complex32(DType) { return true; }
+bool accepts_real(DType t) { return !is_complex(t) && t != DType::kComplex32; }
 bool accepts_floating(DType t) { return is_floating(t); }
 bool accepts_float_or_complex(DType t) { return is_floating(t) || is_complex(t); }
 

@@ -36,8 +36,8 @@ namespace torch_tpu::kernels {
 //   any). Var: variance with `correction`, sqrt if `take_sqrt`; a second
 //   output receives the mean (var_mean/std_mean).
 #define TORCH_TPU_REDUCE_OPS(_)                  \
-  _(Sum, sum, any, sum_family)                   \
-  _(Prod, prod, any, sum_family)                 \
+  _(Sum, sum, any_or_complex32, sum_family)      \
+  _(Prod, prod, any_or_complex32, sum_family)    \
   _(Mean, mean, float_or_complex, sum_family)    \
   _(Max, max, real, minmax_family)               \
   _(Min, min, real, minmax_family)               \

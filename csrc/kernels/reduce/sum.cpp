@@ -33,7 +33,7 @@ inline A acc_mul(A a, A b) {
 template <typename A, typename T>
 inline A to_acc(T x) {
   if constexpr (is_complex_v<A>) {
-    return A{x.re, x.im};
+    return convert<A>(x);  // complex32 widens to the complex64 accumulator
   } else {
     return static_cast<A>(real_value(x));
   }
@@ -85,7 +85,7 @@ struct SumOp {
 void reduce_sum_family(const ReduceDesc& d, const Layout& L) {
   const DType out_t = d.outputs[0].dtype;
   const bool mean = d.op == ReduceOp::kMean;
-  visit_dtype(d.input.dtype, [&](auto tag) {
+  visit_dtype_or_complex32(d.input.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (d.op == ReduceOp::kProd) {
       run_reduction(SumOp<T, true>{out_t, false}, d, L);

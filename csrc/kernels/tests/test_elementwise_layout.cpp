@@ -337,7 +337,8 @@ TEST(elementwise_malformed_descriptors_throw) {
 TEST(elementwise_supported_dtypes_match_cpu) {
   // From torch 2.13 CPU: add/sub lack uint16/32/64 (sub also bool, rejected
   // by ATen first); mul has all; div (true) floating and complex; neg/abs
-  // lack bool and uint16/32/64. complex32: add, sub, mul, neg, abs (not div).
+  // lack bool and uint16/32/64, except abs of bool, which tpu takes as CUDA
+  // does (the identity). complex32: add, sub, mul, neg, abs, and div as CUDA.
   const auto set = [](ElementwiseOp op) {
     std::string s;
     for (int c = 0; c < kNumDTypes; ++c) s += elementwise_supports(op, dt(c)) ? '1' : '0';
@@ -347,7 +348,7 @@ TEST(elementwise_supported_dtypes_match_cpu) {
   CHECK_EQ(set(ElementwiseOp::kAdd), std::string("1111110001111111"));
   CHECK_EQ(set(ElementwiseOp::kSub), std::string("0111110001111111"));
   CHECK_EQ(set(ElementwiseOp::kMul), std::string("1111111111111111"));
-  CHECK_EQ(set(ElementwiseOp::kDiv), std::string("0000000001111110"));
+  CHECK_EQ(set(ElementwiseOp::kDiv), std::string("0000000001111111"));  // complex32: CUDA's
   CHECK_EQ(set(ElementwiseOp::kNeg), std::string("0111110001111111"));
-  CHECK_EQ(set(ElementwiseOp::kAbs), std::string("0111110001111111"));
+  CHECK_EQ(set(ElementwiseOp::kAbs), std::string("1111110001111111"));
 }

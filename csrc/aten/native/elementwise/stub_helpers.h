@@ -14,10 +14,15 @@
 namespace torch_tpu::aten {
 
 // A scalar of a float16/bfloat16 op that CPU reads as float (value.to<float>()),
+// of a complex32 op as complex64 (CUDA),
 // else converted to the compute dtype (value.to<scalar_t>()).
 inline kernels::ScalarArg opmath_scalar_arg(const c10::Scalar& s, at::ScalarType compute) {
   if (compute == at::kHalf || compute == at::kBFloat16) {
     return kernels::ScalarArg::from_double(static_cast<double>(s.to<float>()));
+  }
+  if (compute == at::kComplexHalf) {  // CUDA's opmath: complex64
+    const auto c = s.to<c10::complex<float>>();
+    return kernels::ScalarArg::from_complex(c.real(), c.imag());
   }
   return scalar_arg(s, compute);
 }

@@ -28,7 +28,7 @@ namespace {
 kernels::ReduceOperand operand(void* data, at::ScalarType type, at::IntArrayRef strides, const char* name) {
   kernels::ReduceOperand o;
   o.data = data;
-  o.dtype = device_dtype(type, name);
+  o.dtype = device_dtype(type, name, Complex32::kTaken);  // check_supported decides per op (sum, prod take it)
   o.strides.assign(strides.begin(), strides.end());
   return o;
 }
