@@ -295,3 +295,23 @@ def test_an_xfail_names_its_exception(tmp_path, xfail, message):
         load(tmp_path, f"- op: view\n  route: direct\n  impl: at::native::view\n"
                        f"  tests: {{xfail: [{xfail}]}}\n")
 
+
+def test_meta_checks_of_data_dependent_ops_are_not_generated(tmp_path):
+    """FakeTensor and the meta device cannot predict nonzero (ATen tags it
+    dynamic_output_shape): no meta case, and the file says why; an op whose
+    samples FakeTensor predicts despite the tag keeps its meta check."""
+    entries = load(tmp_path, """
+- op: nonzero
+  route: direct
+  impl: nonzero
+- op: repeat_interleave.Tensor
+  route: direct
+  impl: repeat_interleave
+""")
+    files = op_tests.render(entries)
+    params = generated_cases(files, tmp_path)
+    assert not [i for i in params if i.startswith("meta-nonzero-")]
+    assert [i for i in params if i.startswith("values-nonzero-")]
+    assert [i for i in params if i.startswith("meta-repeat_interleave.Tensor-")]
+    text = "".join(files.values())
+    assert "meta: its outputs depend on the data (ATen tags it dynamic_output_shape)" in text

@@ -100,6 +100,30 @@ def _not_differentiable(entry: Entry) -> str:
     return f"{entry.op} is not differentiable (its autograd: {sources[0]})"
 
 
+# ATen's tags of ops whose outputs depend on the data: FakeTensor refuses them
+# (DynamicOutputShapeException, DataDependentOutputException), and so does the
+# meta device (no Meta kernel, or item() on meta).
+DATA_DEPENDENT_TAGS = ("dynamic_output_shape", "data_dependent_output")
+# Tagged overloads that some OpInfo samples still get predicted for.
+PREDICTED_DESPITE_TAG = {
+    "repeat_interleave.Tensor": "FakeTensor predicts it when output_size is given (fake_impls)",
+    "index.Tensor": "data-dependent only for boolean indices (FakeTensor's own exception)",
+    "_ctc_loss": "its lengths are int lists, from which the meta device's kernel sizes the outputs",
+}
+
+
+def _data_dependent(entry: Entry) -> str:
+    """Why no meta check can predict the entry's outputs ("" when one can):
+    every overload it registers carries a data-dependent tag."""
+    ops = [upstream.lookup(v.op) for v in entry.variants] or [upstream.lookup(entry.op)]
+    tags = [sorted(set(o.tags) & set(DATA_DEPENDENT_TAGS))
+            if o and o.name not in PREDICTED_DESPITE_TAG else [] for o in ops]
+    if not ops or not all(tags):
+        return ""
+    return (f"its outputs depend on the data (ATen tags it {', '.join(sorted({t for ts in tags for t in ts}))}): "
+            "neither FakeTensor nor the meta device predicts them")
+
+
 def _backward_dtypes(f: OpInfoFacts, wanted) -> List[str]:
     """The wanted dtypes f's backward supports, where torch compares values
     (gradients of random or uninitialized values are not compared either)."""
@@ -231,6 +255,9 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
             p.gaps[c] = (f"the entry registers only the out= overload {entry.op}; "
                          "the out check covers it")
             checks.remove(c)
+    if "meta" in checks and _data_dependent(entry):
+        p.not_applicable["meta"] = _data_dependent(entry)
+        checks.remove("meta")
     if "grad" in checks and _not_differentiable(entry):
         p.not_applicable["grad"] = _not_differentiable(entry)
         checks.remove("grad")
@@ -430,7 +457,8 @@ def _entry_view(p: Plan, var: str) -> _EntryView:
         args.append(f"follows_fake={_py(e.tests.follows_fake)}")
     if e.autocast not in ("", "none"):
         args.append(f"autocast={_py(e.autocast)}")
-    notes = [f"{k}: {v}" for k, v in sorted(p.gaps.items())]
+    # What the plan leaves out: gaps, and checks that cannot apply.
+    notes = [f"{k}: {v}" for k, v in sorted({**p.not_applicable, **p.gaps}.items())]
     return _EntryView(var, e.op, e.line or 0, e.route, ", ".join(args), "; ".join(notes))
 
 
