@@ -80,7 +80,8 @@ DISCONTINUOUS = {"floor", "sign", "eq", "lt", "argmax", "sort", "floor_divide", 
                  "index_select", "copy_", "sin"}
 
 
-# Known differences, skipped (each has an xfail program in fuzz_regressions/):
+# Known differences, skipped (each has an xfail program in fuzz_regressions/,
+# with "xfail": why and "raises": the exception its replay raises):
 # op -> (predicate on the CPU arguments, reason).
 KNOWN = {}
 

@@ -33,6 +33,7 @@ from typing import List
 import pytest
 import torch
 
+from known_failures import xfail as known_failure
 from opinfo_harness import DEVICE, opinfo
 
 DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
@@ -66,9 +67,9 @@ class Matrix:
 
 
 def matrix(op: str, kind: str, opinfo_name: str, *, variant: str = "", returns_bool: bool = False,
-           int_to_float: bool = False, declared: tuple = (), xfail: str = ""):
+           int_to_float: bool = False, declared: tuple = (), xfail: str = "", raises: str = ""):
     m = Matrix(op, kind, opinfo_name, variant, returns_bool, int_to_float, declared)
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
+    marks = [known_failure(xfail, raises)] if xfail or raises else []
     return pytest.param(m, id=m.id, marks=marks)
 
 

@@ -548,7 +548,7 @@ def declared_section(f: Facts) -> str:
     lines = [f"## {WITHOUT_ENTRY}", "",
              wrap("Overloads that op_db or module_db reach and that have no entry on purpose, each "
                   "declared in ops.yaml with its reason. `exclude`: tpu does not run it and raises "
-                  "NotImplementedError (the exclusions of the issue \"Kernels wave 3\"). "
+                  "NotImplementedError. "
                   "`upstream_kernel`: ATen's own composite kernel (e.g. torchgen's autogen out= "
                   "kernel) runs it on tpu over covered entries; the generator checks that the "
                   "kernel exists, and the test file named runs it."), ""]
