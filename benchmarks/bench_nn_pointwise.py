@@ -1,7 +1,7 @@
-"""The pointwise nn ops, losses and special functions of issue "Kernels wave
-3" (kernels/elementwise/nn_pointwise.cpp, special_math.cpp, special_vec.cpp)
+"""The pointwise nn ops, losses and special functions
+(kernels/elementwise/nn_pointwise.cpp, special_math.cpp, special_vec.cpp)
 on 16M float32 elements, tpu against CPU eager in one process. Ratio = tpu time / CPU time
-(the issue's target: at most 1.2). Losses use reduction="none", so the
+(the target: at most 1.2). Losses use reduction="none", so the
 elementwise kernel is what is measured. Indicative only on a shared machine."""
 
 from __future__ import annotations

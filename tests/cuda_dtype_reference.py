@@ -131,6 +131,13 @@ def _numpy_ref(op, sample, narrow: torch.dtype):
     return narrowed(r, narrow)
 
 
+def abs_on_cpu_as_cuda(x: torch.Tensor) -> torch.Tensor:
+    """torch.abs, with CUDA's value where CPU refuses the dtype: a CPU bool
+    tensor is returned unchanged (tpu takes CUDA's dtypes). Tensors on other
+    devices go through torch.abs, so the device under test computes its own."""
+    return x.clone() if x.dtype == torch.bool and x.device.type == "cpu" else torch.abs(x)
+
+
 def _special(op, narrow: torch.dtype) -> Optional[Callable]:
     special = SPECIAL.get((op.name, op.variant_test_name))
     return special[1] if special is not None and special[0](narrow) else None

@@ -34,6 +34,8 @@ import time
 
 import torch
 
+from cuda_dtype_reference import abs_on_cpu_as_cuda
+
 REGRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz_regressions")
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "uint8", "bool"]
 LOW_PRECISION = ("float16", "bfloat16")
@@ -80,7 +82,8 @@ DISCONTINUOUS = {"floor", "sign", "eq", "lt", "argmax", "sort", "floor_divide", 
                  "index_select", "copy_", "sin"}
 
 
-# Known differences, skipped (each has an xfail program in fuzz_regressions/):
+# Known differences, skipped (each has an xfail program in fuzz_regressions/,
+# with "xfail": why and "raises": the exception its replay raises):
 # op -> (predicate on the CPU arguments, reason).
 KNOWN = {}
 
@@ -95,12 +98,7 @@ def _undefined(kind: str, xs: list) -> bool:
     return any(x.untyped_storage().data_ptr() == dest for x in xs[1:])
 
 
-def _abs(x):
-    """abs with CUDA's dtypes, which tpu takes: CPU refuses bool, CUDA returns it."""
-    return x.clone() if x.dtype == torch.bool and x.device.type == "cpu" else torch.abs(x)
-
-
-_UNARY = {"neg": torch.neg, "abs": _abs, "relu": torch.relu, "sign": torch.sign, "floor": torch.floor,
+_UNARY = {"neg": torch.neg, "abs": abs_on_cpu_as_cuda, "relu": torch.relu, "sign": torch.sign, "floor": torch.floor,
           "exp": torch.exp, "sin": torch.sin, "tanh": torch.tanh, "sigmoid": torch.sigmoid}
 _BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "maximum": torch.maximum,
            "minimum": torch.minimum, "floor_divide": torch.floor_divide, "remainder": torch.remainder,
@@ -113,7 +111,7 @@ def apply(name: str, xs: list, a: dict):
     if name in _UNARY:
         return _UNARY[name](x)
     if name == "sqrt_abs":
-        return torch.sqrt(_abs(x))
+        return torch.sqrt(abs_on_cpu_as_cuda(x))
     if name in _BINARY:
         return _BINARY[name](x, xs[1])
     if name == "where":

@@ -20,9 +20,9 @@ requires_grad=True):
 Everything on tpu runs inside torch_tpu.no_fallback(): an operator without a
 tpu kernel fails (NotImplementedError, the fallback policy is never changed
 here) instead of running on the host. Known failures are strict xfails
-(tests/module_xfails.yaml) satisfied only by the failure their reason names
-(its exception type and aten:: operators): a module that starts passing, or
-fails in another way, fails its test.
+(tests/module_xfails.yaml) satisfied only by the failure they name (the
+exception type of `raises` and the aten:: operators of the reason): a module
+that starts passing, or fails in another way, fails its test.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ import torch
 import torch_tpu
 from torch.utils import _pytree as pytree
 
+from known_failures import exception
+
 DEVICE = "tpu"
 # Values: float32 sums in another order (GEMM blocking, parallel reductions)
 # differ from CPU's in the last bits, which grow through a module's layers and
@@ -56,6 +58,7 @@ class Case:
     mode: str = ""           # "train" / "eval" when the ModuleInfo tests both, else ""
     inputs: int = 1          # how many of the ModuleInputs run (the first ones)
     xfail: str = ""          # the known failure's reason ("" for none)
+    raises: str = ""         # the exception type it fails with
 
     @property
     def training(self) -> bool:
@@ -67,25 +70,28 @@ class Case:
 
 
 class KnownFailure(Exception):
-    """The failure a case's xfail reason names. A case marked xfail that
-    fails differently (another exception, another operator) fails for real."""
+    """The failure a case's xfail names. A case marked xfail that fails
+    differently (another exception, another operator) fails for real."""
 
 
-def case(module: str, dtype: str, *, inputs: int, mode: str = "", xfail: str = ""):
+def case(module: str, dtype: str, *, inputs: int, mode: str = "", xfail: str = "",
+         raises: str = ""):
     """A pytest parameter for one (module, dtype, mode); a known failure is a
-    strict xfail that only the failure its reason names satisfies."""
+    strict xfail that only the failure it names satisfies."""
     assert mode in ("", "train", "eval"), mode
-    c = Case(module, dtype, mode, inputs, xfail)
-    marks = [pytest.mark.xfail(strict=True, raises=KnownFailure, reason=xfail)] if xfail else []
+    c = Case(module, dtype, mode, inputs, xfail, raises)
+    marks = []
+    if xfail or raises:
+        exception(raises)  # a name known_failures resolves
+        marks.append(pytest.mark.xfail(strict=True, raises=KnownFailure, reason=f"{raises}: {xfail}"))
     return pytest.param(c, id=c.id, marks=marks)
 
 
-def matches(reason: str, e: BaseException) -> bool:
-    """Whether e is the failure a reason describes: "NotImplementedError:
-    aten::mse_loss.out has no tpu kernel" needs a NotImplementedError (or a
-    subclass) whose message names aten::mse_loss.out (not aten::mse_loss)."""
-    kind = re.match(r"(\w+):", reason)
-    if kind and kind.group(1) not in {t.__name__ for t in type(e).__mro__}:
+def matches(reason: str, raises: str, e: BaseException) -> bool:
+    """Whether e is the failure an xfail describes: raises NotImplementedError,
+    reason "aten::mse_loss.out has no tpu kernel", needs a NotImplementedError
+    (or a subclass) whose message names aten::mse_loss.out (not aten::mse_loss)."""
+    if not isinstance(e, exception(raises)):
         return False
     return all(re.search(re.escape(op) + r"(?![\w.])", str(e))
                for op in re.findall(r"aten::\w+(?:\.\w+)?", reason))
@@ -246,6 +252,6 @@ def run(c: Case) -> None:
         # pytest keeps the traceback for its report; without their locals the
         # frames hold no device memory (the leak check would fail too).
         traceback.clear_frames(e.__traceback__)
-        if c.xfail and isinstance(e, Exception) and matches(c.xfail, e):
+        if c.xfail and isinstance(e, Exception) and matches(c.xfail, c.raises, e):
             raise KnownFailure(f"{c.xfail} (as expected)") from e
         raise

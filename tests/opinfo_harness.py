@@ -57,6 +57,7 @@ import torch_tpu
 from torch.utils import _pytree as pytree
 
 import cuda_dtype_reference
+from known_failures import NothingCompared, RouteError, xfail as known_failure
 
 DEVICE = "tpu"
 # The meta check predicts each sample twice (FakeTensor, meta device) through
@@ -118,6 +119,7 @@ class Case:
                                          # errors (error inputs choose their own dtypes)
     compare_values: bool = True          # False: metadata only (torch does not compare)
     xfail: str = ""                      # reason of a strict xfail ("" for none)
+    raises: str = ""                     # the exception the xfail expects (known_failures)
     cpu_lacks: bool = False              # a dtype of the OpInfo on CUDA only: widened reference
 
     @property
@@ -131,11 +133,12 @@ class Case:
 
 
 def case(entry: Entry, check: str, opinfo: str, dtype: str, *, variant: str = "",
-         compare_values: bool = True, xfail: str = "", cpu_lacks: bool = False):
-    """A pytest parameter for one Case; a known failure becomes a strict xfail."""
+         compare_values: bool = True, xfail: str = "", raises: str = "", cpu_lacks: bool = False):
+    """A pytest parameter for one Case; a known failure becomes a strict xfail
+    that only its exception (raises) satisfies."""
     assert check in CHECKS, check
-    c = Case(entry, check, opinfo, variant, dtype, compare_values, xfail, cpu_lacks)
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
+    c = Case(entry, check, opinfo, variant, dtype, compare_values, xfail, raises, cpu_lacks)
+    marks = [known_failure(xfail, raises)] if xfail or raises else []
     return pytest.param(c, id=c.id, marks=marks)
 
 
@@ -248,10 +251,6 @@ def _forced() -> frozenset:
         if item:
             names.add(item)
     return frozenset(names)
-
-
-class RouteError(AssertionError):
-    """The call did not go where the manifest says (e.g. a host fallback)."""
 
 
 class Route:
@@ -1049,6 +1048,6 @@ def run(c: Case) -> None:
     if c.check != "errors":  # an error input may be refused before it reaches the route
         route.finish()  # first: "none of the overloads was reached" says more than below
     if not compared:
-        pytest.fail(f"OpInfo {c.opinfo_name} has no {c.dtype or 'error'} sample that "
-                    f"{'CPU refuses' if c.check == 'errors' else 'runs on CPU'} for the "
-                    f"{c.check} check")
+        raise NothingCompared(f"OpInfo {c.opinfo_name} has no {c.dtype or 'error'} sample that "
+                              f"{'CPU refuses' if c.check == 'errors' else 'runs on CPU'} for the "
+                              f"{c.check} check")

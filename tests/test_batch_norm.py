@@ -184,3 +184,38 @@ def test_bad_arguments(bad, match):
     assert torch_tpu.stats()["launches"] == before
     with pytest.raises(RuntimeError, match="must be defined in evaluation mode"):
         torch.native_batch_norm(x, None, None, None, None, False, 0.1, 1e-5)
+
+
+# _batch_norm_with_update (export and compile graphs) and batch_norm_backward
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_batch_norm_with_update_and_backward_match_cpu(dtype):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 3, 5, 5, generator=g, dtype=dtype)
+    w, b = torch.randn(3, generator=g, dtype=dtype), torch.randn(3, generator=g, dtype=dtype)
+    grad = torch.randn(4, 3, 5, 5, generator=g, dtype=dtype)
+    results = {}
+    for device in ("cpu", "tpu"):
+        xd, wd, bd, gd = (t.to(device) for t in (x, w, b, grad))
+        rm, rv = torch.zeros(3, dtype=dtype, device=device), torch.ones(3, dtype=dtype, device=device)
+        out, mean, invstd, reserve = aten._batch_norm_with_update(xd, wd, bd, rm, rv, 0.1, 1e-5)
+        grads = aten.batch_norm_backward(gd, xd, wd, rm, rv, mean, invstd, True, 1e-5, [True, True, True], reserve)
+        results[device] = [out, mean, invstd, rm, rv, *grads]
+    for cpu, tpu in zip(results["cpu"], results["tpu"]):
+        torch.testing.assert_close(tpu.cpu(), cpu)
+
+
+def test_batch_norm_with_update_out_matches_functional():
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(4, 3, 6, generator=g).to("tpu")
+    w, b = torch.randn(3, generator=g).to("tpu"), torch.randn(3, generator=g).to("tpu")
+    rm, rv = torch.zeros(3, device="tpu"), torch.ones(3, device="tpu")
+    expected = aten._batch_norm_with_update(x, w, b, rm.clone(), rv.clone(), 0.1, 1e-5)
+    outs = [torch.empty(0, device="tpu") for _ in range(3)] + [torch.empty(0, dtype=torch.uint8, device="tpu")]
+    result = aten._batch_norm_with_update.out(x, w, b, rm, rv, 0.1, 1e-5, out=outs[0], save_mean=outs[1],
+                                               save_invstd=outs[2], reserve=outs[3])
+    for r, o, e in zip(result, outs, expected):
+        assert r is o
+        torch.testing.assert_close(o.cpu(), e.cpu())
+    # The running statistics were updated in place, as by the functional form.
+    torch.testing.assert_close(rm.cpu(), x.cpu().mean((0, 2)) * 0.1)

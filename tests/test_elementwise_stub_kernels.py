@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from conftest import ALL_DTYPES, make_tensor, stream_gate
+from cuda_dtype_reference import abs_on_cpu_as_cuda
 
 import torch_tpu  # noqa: F401  (a missing backend fails the module; it never skips it)
 
@@ -163,7 +164,7 @@ def test_binary_every_dtype_matches_cpu(name, dtype):
 
 
 # Pairs CPU refuses and CUDA computes (tpu takes CUDA's dtypes too), with CUDA's value.
-CUDA_ONLY_UNARY = {("abs", torch.bool): lambda a: a.clone()}
+CUDA_ONLY_UNARY = {("abs", torch.bool): abs_on_cpu_as_cuda}
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -13,6 +13,7 @@ import os
 import pytest
 
 import fuzz_programs
+from known_failures import xfail as known_failure
 
 PROGRAMS = int(os.environ.get("TORCH_TPU_FUZZ_PROGRAMS", "4000"))
 
@@ -21,7 +22,9 @@ def _regressions():
     for path in sorted(glob.glob(os.path.join(fuzz_programs.REGRESSIONS, "*.json"))):
         with open(path) as f:
             program = json.load(f)
-        marks = [pytest.mark.xfail(reason=program["xfail"], strict=True)] if "xfail" in program else []
+        # A saved known difference names the exception its replay raises
+        # ("raises", e.g. AssertionError for values that differ).
+        marks = [known_failure(program["xfail"], program.get("raises", ""))] if "xfail" in program else []
         yield pytest.param(program, id=os.path.basename(path)[:-5], marks=marks)
 
 

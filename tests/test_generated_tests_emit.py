@@ -66,20 +66,24 @@ def test_xfail_hint_becomes_strict_xfail(tmp_path):
   tests:
     xfail:
       - reason: "strides differ on tpu"
+        raises: AssertionError
         dtypes: [float64]
         checks: [meta]
       - reason: "everything about bool"
+        raises: RuntimeError
         dtypes: [bool]
 """)
     params = generated_cases(op_tests.render(entries), tmp_path)
     marked = params["meta-view-view-float64"].marks
     assert len(marked) == 1 and marked[0].name == "xfail"
-    assert marked[0].kwargs == {"strict": True, "reason": "strides differ on tpu"}
+    assert marked[0].kwargs == {"strict": True, "raises": AssertionError,
+                                "reason": "strides differ on tpu"}
     assert not params["values-view-view-float64"].marks
     assert not params["meta-view-view-float32"].marks
     for check in ("values", "meta"):
         (mark,) = params[f"{check}-view-view-bool"].marks
-        assert mark.kwargs == {"strict": True, "reason": "everything about bool"}
+        assert mark.kwargs == {"strict": True, "raises": RuntimeError,
+                               "reason": "everything about bool"}
     # no out= overload in view's family: no out check, and it is said why
     assert not [i for i in params if i.startswith("out-")]
     assert "out" in op_tests.not_applicable(entries)["view"]
@@ -178,6 +182,7 @@ def test_grad_errors_and_reference_checks(tmp_path):
   tests:
     xfail:
       - reason: "cat backward differs"
+        raises: AssertionError
         dtypes: [float64]
         checks: [grad]
         opinfos: [cat]
@@ -197,7 +202,7 @@ def test_grad_errors_and_reference_checks(tmp_path):
     assert "errors-cat-cat" in cat and "grad-cat-cat-float16" not in cat
     assert {f"reference-cat-cat-{d}" for d in op_tests.REPRESENTATIVE_DTYPES} <= cat
     (mark,) = params["grad-cat-cat-float64"].marks
-    assert mark.kwargs == {"strict": True, "reason": "cat backward differs"}
+    assert mark.kwargs == {"strict": True, "raises": AssertionError, "reason": "cat backward differs"}
     assert not params["grad-cat-cat-float32"].marks and not params["errors-cat-cat"].marks
     assert params["errors-cat-cat"].values[0].dtype == ""
     # comparisons are not differentiable (derivatives.yaml): no grad check, and why
@@ -210,7 +215,7 @@ def test_grad_errors_and_reference_checks(tmp_path):
 - op: cat
   route: direct
   structured_impl: cat_out
-  tests: {xfail: [{reason: "x", opinfos: [catt]}]}
+  tests: {xfail: [{reason: "x", raises: AssertionError, opinfos: [catt]}]}
 """)
     with pytest.raises(ManifestError, match="did you mean 'cat'"):
         op_tests.render(bad)
@@ -238,18 +243,18 @@ def test_runner_writes_per_entry_per_check_results(tmp_path):
 - op: zero_
   route: direct
   impl: zero_
-  tests: {xfail: [{reason: "wrongly believed broken", checks: [meta]}]}
+  tests: {xfail: [{reason: "wrongly believed broken", raises: AssertionError, checks: [meta]}]}
 - op: fill_.Tensor
   route: direct
   impl: fill_tensor_
-  tests: {xfail: [{reason: "the fill OpInfo passes Python scalars",
+  tests: {xfail: [{reason: "the fill OpInfo passes Python scalars", raises: RouteError,
                    checks: [values, reference, grad]}]}
 - op: _copy_from
   route: direct
   impl: copy_from
 """)
     (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "opinfo_harness.py", "cuda_dtype_reference.py"):
+    for name in ("conftest.py", "opinfo_harness.py", "cuda_dtype_reference.py", "known_failures.py"):
         shutil.copy(os.path.join(HERE, name), tmp_path / "tests" / name)
     op_tests.write(str(tmp_path), op_tests.render(entries))
     results = tmp_path / "results.json"
@@ -278,3 +283,35 @@ def test_runner_writes_per_entry_per_check_results(tmp_path):
     copy = report["entries"]["_copy_from"]
     assert "no OpInfo" in copy["untested"]
     assert copy["checks"]["values"]["outcome"] == "not generated"
+
+
+@pytest.mark.parametrize("xfail, message", [
+    ('{reason: "x"}', "does not name the exception it expects"),
+    ('{reason: "x", raises: AsertionError}', "did you mean 'AssertionError'"),
+    ('{reason: "x", raises: view}', "is not an exception a test can raise"),
+])
+def test_an_xfail_names_its_exception(tmp_path, xfail, message):
+    with pytest.raises(ManifestError, match=message):
+        load(tmp_path, f"- op: view\n  route: direct\n  impl: at::native::view\n"
+                       f"  tests: {{xfail: [{xfail}]}}\n")
+
+
+def test_meta_checks_of_data_dependent_ops_are_not_generated(tmp_path):
+    """FakeTensor and the meta device cannot predict nonzero (ATen tags it
+    dynamic_output_shape): no meta case, and the file says why; an op whose
+    samples FakeTensor predicts despite the tag keeps its meta check."""
+    entries = load(tmp_path, """
+- op: nonzero
+  route: direct
+  impl: nonzero
+- op: repeat_interleave.Tensor
+  route: direct
+  impl: repeat_interleave
+""")
+    files = op_tests.render(entries)
+    params = generated_cases(files, tmp_path)
+    assert not [i for i in params if i.startswith("meta-nonzero-")]
+    assert [i for i in params if i.startswith("values-nonzero-")]
+    assert [i for i in params if i.startswith("meta-repeat_interleave.Tensor-")]
+    text = "".join(files.values())
+    assert "meta: its outputs depend on the data (ATen tags it dynamic_output_shape)" in text

@@ -531,3 +531,26 @@ def test_sdpa_dropout():
         dropped = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
     assert dropped.shape == plain.shape and torch.isfinite(dropped.cpu()).all()
     assert not torch.equal(dropped.cpu(), plain.cpu())
+
+
+def test_addbmm_in_place_and_errors_match_cpu():
+    g = torch.Generator().manual_seed(3)
+    s, b1, b2 = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((5, 7), (4, 5, 3), (4, 3, 7)))
+    expected = s.clone().addbmm_(b1, b2, beta=0.5, alpha=2)
+    actual = s.to("tpu").addbmm_(b1.to("tpu"), b2.to("tpu"), beta=0.5, alpha=2)
+    torch.testing.assert_close(actual.cpu(), expected)
+    # An empty batch gives beta * self; beta = 0 ignores self's NaN.
+    empty1, empty2 = torch.empty(0, 5, 3, dtype=torch.float64), torch.empty(0, 3, 7, dtype=torch.float64)
+    torch.testing.assert_close(torch.addbmm(s.to("tpu"), empty1.to("tpu"), empty2.to("tpu"), beta=3).cpu(),
+                               torch.addbmm(s, empty1, empty2, beta=3))
+    nan = torch.full((5, 7), float("nan"), dtype=torch.float64)
+    torch.testing.assert_close(torch.addbmm(nan.to("tpu"), b1.to("tpu"), b2.to("tpu"), beta=0).cpu(),
+                               torch.addbmm(nan, b1, b2, beta=0))
+    for args in [(s, b1[0], b2), (s, b1, b2[0]), (s, b1[:3], b2), (s, b1[:, :, :2], b2), (s[:4], b1, b2),
+                 (s, b1.float(), b2)]:
+        with pytest.raises(Exception) as cpu_error:
+            torch.addbmm(*args)
+        with pytest.raises(Exception) as tpu_error:
+            torch.addbmm(*(t.to("tpu") for t in args))
+        assert type(tpu_error.value) is type(cpu_error.value)
+        assert str(tpu_error.value) == str(cpu_error.value)

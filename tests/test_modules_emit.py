@@ -41,31 +41,40 @@ def test_cases_per_dtype_and_mode(tmp_path):
 
 
 def test_xfails_become_strict_and_narrow(tmp_path):
-    plans = plan(tmp_path, 'nn.Linear: "NotImplementedError: aten::addmm has no tpu kernel"\n'
-                           "nn.BatchNorm1d:\n  reason: wrong running_var\n"
+    plans = plan(tmp_path, 'nn.Linear: {reason: "aten::addmm has no tpu kernel", '
+                           "raises: NotImplementedError}\n"
+                           "nn.BatchNorm1d:\n  reason: wrong running_var\n  raises: AssertionError\n"
                            "  dtypes: [float64]\n  modes: [eval]\n")
-    assert {c.xfail for c in plans["nn.Linear"].cases} == {
-        "NotImplementedError: aten::addmm has no tpu kernel"}
+    assert {(c.xfail, c.raises) for c in plans["nn.Linear"].cases} == {
+        ("aten::addmm has no tpu kernel", "NotImplementedError")}
     assert [(c.dtype, c.mode) for c in plans["nn.BatchNorm1d"].cases if c.xfail] == [
         ("float64", "eval")]
     files = module_tests.render(str(tmp_path), FACTS)
     text = files[module_tests.PATH]
     compile(text, module_tests.PATH, "exec")
-    assert "case('nn.BatchNorm1d', 'float64', mode='eval', inputs=3, xfail='wrong running_var')" \
-        in text
+    assert ("case('nn.BatchNorm1d', 'float64', mode='eval', inputs=3, xfail='wrong running_var', "
+            "raises='AssertionError')") in text
     assert "#   nn.HalfOnly: no float32 or float64" in text
     assert files == module_tests.render(str(tmp_path), FACTS)
 
 
+X = "{reason: x, raises: AssertionError}"
+
+
 @pytest.mark.parametrize("text, line, message", [
-    ("nn.Linear: x\nnn.Linaer: y\n", 2, "'nn.Linaer' names no ModuleInfo"),
-    ("nn.HalfOnly: x\n", 1, "has no generated test"),
-    ("nn.Linear:\n  reason: x\n  dtypes: [float16]\n", 1, "no float16 case"),
-    ("nn.Linear:\n  reason: x\n  modes: [eval]\n", 1, "train and eval do not differ"),
-    ("nn.BatchNorm1d:\n  reason: x\n  modes: [test]\n", 1, "unknown mode 'test'"),
+    (f"nn.Linear: {X}\nnn.Linaer: {X}\n", 2, "'nn.Linaer' names no ModuleInfo"),
+    (f"nn.HalfOnly: {X}\n", 1, "has no generated test"),
+    ("nn.Linear:\n  reason: x\n  raises: RuntimeError\n  dtypes: [float16]\n", 1, "no float16 case"),
+    ("nn.Linear:\n  reason: x\n  raises: RuntimeError\n  modes: [eval]\n", 1,
+     "train and eval do not differ"),
+    ("nn.BatchNorm1d:\n  reason: x\n  raises: RuntimeError\n  modes: [test]\n", 1,
+     "unknown mode 'test'"),
     ("nn.Linear:\n  reson: x\n", 1, "unknown key 'reson'"),
-    ("nn.Linear: ''\n", 1, "the reason is missing"),
-    ("nn.Linear: x\nnn.Linear: y\n", 2, "duplicate entry (first at line 1)"),
+    ("nn.Linear: {reason: '', raises: RuntimeError}\n", 1, "the reason is missing"),
+    ("nn.Linear: x\n", 1, "expected a mapping with reason, raises"),
+    ("nn.Linear: {reason: x}\n", 1, "does not name the exception it expects"),
+    ("nn.Linear: {reason: x, raises: RuntimeErorr}\n", 1, "did you mean 'RuntimeError'"),
+    (f"nn.Linear: {X}\nnn.Linear: {X}\n", 2, "duplicate entry (first at line 1)"),
 ])
 def test_bad_or_stale_xfails_are_refused(tmp_path, text, line, message):
     with pytest.raises(ManifestError) as info:
@@ -86,9 +95,10 @@ def test_xfail_is_satisfied_only_by_the_failure_it_names():
     from module_harness import matches
 
     e = NotImplementedError("The operator 'aten::mse_loss.out' has no tpu kernel. To add one")
-    assert matches("NotImplementedError: aten::mse_loss.out has no tpu kernel", e)
-    assert not matches("NotImplementedError: aten::huber_loss has no tpu kernel", e)
-    assert not matches("NotImplementedError: aten::mse_loss has no tpu kernel", e)
-    assert not matches("NotImplementedError: aten::mse_loss.out_ has no tpu kernel", e)
-    assert not matches("AssertionError: output differs", e)
-    assert matches("values differ in the last ModuleInput", AssertionError("x"))
+    assert matches("aten::mse_loss.out has no tpu kernel", "NotImplementedError", e)
+    assert matches("aten::mse_loss.out has no tpu kernel", "Exception", e)  # a base class
+    assert not matches("aten::huber_loss has no tpu kernel", "NotImplementedError", e)
+    assert not matches("aten::mse_loss has no tpu kernel", "NotImplementedError", e)
+    assert not matches("aten::mse_loss.out_ has no tpu kernel", "NotImplementedError", e)
+    assert not matches("output differs", "AssertionError", e)
+    assert matches("values differ in the last ModuleInput", "AssertionError", AssertionError("x"))

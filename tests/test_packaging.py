@@ -6,8 +6,8 @@ installs is a working torch_tpu.
 - The sdist holds everything the build needs, and no generated code.
 - The installed package (README's first command, `pip install ".[test]"`,
   builds a wheel in pip's isolated build environment and installs it into
-  this one) runs the quickstart and a subset of the suite from outside the
-  source tree; its extension links only against torch's libraries and the
+  this one) runs the quickstart and a smoke run of its parts
+  (tests/installed_smoke.py) from outside the source tree; its extension links only against torch's libraries and the
   C/C++ runtime, with no path of the build machine; its metadata pins the
   torch it was built against. A developer's editable install has no wheel to
   check: those tests say so and skip (CI always has the wheel).
@@ -29,9 +29,6 @@ import pytest
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# A subset that exercises the P0 chain, streams/events, serialization and the
-# device module, and imports nothing from the checkout but conftest.py.
-INSTALLED_SUBSET = ["test_p0_chain.py", "test_streams_events.py", "test_serialization.py"]
 # Besides torch's own libraries: the C and C++ runtimes every Linux has.
 SYSTEM_LIBS = {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0",
                "libdl.so.2", "librt.so.1", "ld-linux-x86-64.so.2"}
@@ -133,7 +130,7 @@ def test_test_extra_keeps_the_cpu_torch_and_a_matching_torchvision():
                 assert spec == "==" + torch.__version__.split("+")[0], (name, pin)
 
 
-def test_installed_wheel_runs_the_quickstart_and_tests_outside_the_checkout(tmp_path):
+def test_installed_wheel_runs_the_quickstart_and_a_smoke_run_outside_the_checkout(tmp_path):
     dist = installed_distribution()
     package = os.path.dirname(str(dist.locate_file("torch_tpu/__init__.py")))
     # -I: no current directory, script directory or PYTHONPATH on sys.path, so
@@ -142,11 +139,11 @@ def test_installed_wheel_runs_the_quickstart_and_tests_outside_the_checkout(tmp_
     assert os.path.dirname(where.strip()) == package and not package.startswith(ROOT), (where, package)
     shutil.copy(os.path.join(ROOT, "examples", "quickstart.py"), tmp_path)
     assert "equal" in run([sys.executable, "-I", "quickstart.py"], cwd=tmp_path)
-    for name in ["conftest.py"] + INSTALLED_SUBSET:
-        shutil.copy(os.path.join(ROOT, "tests", name), tmp_path)
-    out = run([sys.executable, "-I", "-m", "pytest", "-q", "-p", "no:cacheprovider", "."], cwd=tmp_path)
-    passed = re.search(r"(\d+) passed", out)
-    assert passed and int(passed.group(1)) > 50 and "failed" not in out, out[-2000:]
+    # The suite itself runs on the checkout's build; the wheel gets a smoke
+    # run of each of its parts (the script says which).
+    shutil.copy(os.path.join(ROOT, "tests", "installed_smoke.py"), tmp_path)
+    out = run([sys.executable, "-I", "installed_smoke.py"], cwd=tmp_path)
+    assert f"torch_tpu from {package}" in out and "installed smoke: 5 checks ok" in out, out[-2000:]
 
 
 def test_torch_header_snapshot_rewrites_only_the_files_whose_bytes_differ(tmp_path):

@@ -90,11 +90,39 @@ KEYS = {
     "tests": "test hints: opinfo, xfail, atol, rtol (see the top of ops.yaml)",
     "notes": "free text shown in docs/coverage.md",
 }
+# The exceptions a strict xfail may name besides Python's builtin ones: the
+# harnesses' own (tests/known_failures.py defines them).
+XFAIL_RAISES = {
+    "AssertionError": "a comparison with CPU failed: values, layout, dtype, error type",
+    "RouteError": "the route proof failed: the entry's overloads or stub did not run on tpu",
+    "NothingCompared": "the check found no sample to compare",
+}
+HARNESS_EXCEPTIONS = ("RouteError", "NothingCompared")
+
+
+def raises_problem(name) -> str:
+    """What is wrong with an xfail's `raises:` ("" when it names a builtin
+    exception or one of the harnesses' own)."""
+    import builtins
+
+    if name is None or name == "":
+        return "the xfail does not name the exception it expects ('raises')"
+    if not isinstance(name, str):
+        return f"'raises' must be an exception name, got {name!r}"
+    if name in HARNESS_EXCEPTIONS:
+        return ""
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, BaseException):
+        return ""
+    known = [n for n in dir(builtins) if n.endswith(("Error", "Exception"))] + list(HARNESS_EXCEPTIONS)
+    return f"'raises: {name}' is not an exception a test can raise{did_you_mean(name, known)}"
+
+
 TEST_KEYS = {
     "opinfo": "OpInfo names to draw samples from (default: OpInfos named like the op)",
     "handwritten": "no OpInfo exercises the op: the test file (tests/...) that covers it",
     "dtypes": "test only these dtypes (default: the entry's dtypes)",
-    "xfail": "known failures: a list of {reason, dtypes (optional), checks (optional)}",
+    "xfail": "known failures: a list of {reason, raises, dtypes (optional), checks (optional)}",
     "atol": "absolute tolerance against CPU: a number, or {dtype: number}",
     "rtol": "relative tolerance against CPU: a number, or {dtype: number}",
     "float32_reference": "dtypes whose CPU reference is computed from the same inputs in "
@@ -104,7 +132,11 @@ TEST_KEYS = {
                     "[index, ...], reason}; their values are compared in CPU's dtype, the meta "
                     "check holds them to FakeTensor's prediction",
 }
-XFAIL_KEYS = {"reason": "why it fails (required)", "dtypes": "only for these dtypes",
+XFAIL_KEYS = {"reason": "why it fails (required)",
+              "raises": "the exception the failing check raises (required): " +
+                        ", ".join(f"{k} ({v})" for k, v in XFAIL_RAISES.items()) +
+                        ", or the op's own (NotImplementedError, RuntimeError, IndexError, ...)",
+              "dtypes": "only for these dtypes",
               "checks": "only these generated checks: values, meta, out, reference, grad, "
                         "errors, autocast, out_contract, promotion",
               "rules": "with checks: [out_contract]: only these out= rules (codegen/testgen/out_rules.py)",
@@ -137,6 +169,7 @@ class Variant:
 @dataclass(frozen=True)
 class XFail:
     reason: str
+    raises: str = ""                # the exception the failing check raises
     dtypes: Tuple[str, ...] = ()    # empty: all
     checks: Tuple[str, ...] = ()    # empty: all
     rules: Tuple[str, ...] = ()     # out_contract: the failing out= rules (empty: all)
@@ -906,6 +939,12 @@ def _tests(check: _Checker, value) -> TestHints:
         if not isinstance(reason, str) or not reason.strip():
             check.fail("every xfail needs a 'reason'", "xfail: [{reason: \"why\", dtypes: [...]}]",
                        key="tests")
+        problem = raises_problem(x.get("raises"))
+        if problem:
+            check.fail(problem, "add raises: AssertionError (a comparison with CPU failed), "
+                       "RouteError, NothingCompared, or the exception the op raises "
+                       "(NotImplementedError, RuntimeError, ...): run the check without the "
+                       "xfail to see it", key="tests")
         checks = tuple(x.get("checks", ()))
         for c in checks:
             if c not in CHECKS:
@@ -924,8 +963,8 @@ def _tests(check: _Checker, value) -> TestHints:
         if not isinstance(opinfos, list) or not all(isinstance(o, str) for o in opinfos):
             check.fail("xfail 'opinfos' must be a list of OpInfo names",
                        "e.g. opinfos: [nn.functional.conv_transpose3d]", key="tests")
-        xfails.append(XFail(reason.strip(), _dtypes(check, x.get("dtypes")), checks, rules,
-                            tuple(opinfos)))
+        xfails.append(XFail(reason.strip(), x["raises"], _dtypes(check, x.get("dtypes")), checks,
+                            rules, tuple(opinfos)))
     tol = {}
     for key in ("atol", "rtol"):
         if key not in value:

@@ -395,12 +395,36 @@ def document(f: Facts) -> str:
                  f"{f.torch_version}; do not edit (`python -m codegen check` fails when it is "
                  "stale). Everything here is derived from the manifest and static facts about "
                  "the installed torch: no test results, no timings."), "",
-            summary_section(f), contents(body)]
+            headline_section(f), summary_section(f), contents(body)]
     return ("\n".join(head) + "\n" + body).rstrip("\n") + "\n"
 
 
+def headline_section(f: Facts) -> str:
+    """At most ten short rows: what a user asks first. The Summary below
+    holds the details, each row pointing at its section."""
+    entries = f.entries
+    routes = ", ".join(f"{sum(1 for e in entries if e.route == r)} {r}" for r in ROUTES)
+    counts = coverage.core_counts(f.core)
+    rows = [("operator entries", f"{len(entries)} ({routes})"),
+            ("Core ATen IR covered", f"{len(f.core) - counts[coverage.NONE]} of {len(f.core)}"),
+            ("overloads excluded", f"{_declared_count(f, 'exclude')} (each with its reason)")]
+    if f.plans is not None:
+        o = _opinfo_counts(f)
+        rows.append(("generated OpInfo checks", f"{o['cases'] - o['xfail']} pass, {o['xfail']} strict xfails"))
+        rows.append(("dtype gaps (entry, dtype)", f"{sum(len(g[2]) for g in dtype_gaps(f))} of CPU's, "
+                     f"{sum(len(g[2]) for g in cuda_dtype_gaps(f))} of CUDA's"))
+    if f.modules is not None:
+        rows.append(("modules (module_db)", f"{f.modules['tested']} of {f.modules['modules']}"))
+    tested = [p for p in f.outs if p.rules]
+    rows.append(("out= and promotion checks", f"{sum(len(p.rules) for p in tested)} and "
+                 f"{_promotion_counts(f)['tests']}"))
+    rows.append(("custom operators", str(len(f.customs))))
+    assert len(rows) <= 10, "the headline is at most ten rows"
+    return "\n".join(["## Headline", ""] + header("what", "how many") + [row(k, v) for k, v in rows] + [""])
+
+
 def summary_section(f: Facts) -> str:
-    """One table with the headline numbers, each row pointing at its section."""
+    """One table with the headline numbers in detail, each row pointing at its section."""
     entries = f.entries
     lines = ["## Summary", ""] + header("area", "count", "details")
     lines.append(row(link("Manifest entries"), len(entries),
@@ -548,7 +572,7 @@ def declared_section(f: Facts) -> str:
     lines = [f"## {WITHOUT_ENTRY}", "",
              wrap("Overloads that op_db or module_db reach and that have no entry on purpose, each "
                   "declared in ops.yaml with its reason. `exclude`: tpu does not run it and raises "
-                  "NotImplementedError (the exclusions of the issue \"Kernels wave 3\"). "
+                  "NotImplementedError. "
                   "`upstream_kernel`: ATen's own composite kernel (e.g. torchgen's autogen out= "
                   "kernel) runs it on tpu over covered entries; the generator checks that the "
                   "kernel exists, and the test file named runs it."), ""]

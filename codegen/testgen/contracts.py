@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from . import out_rules, op_tests
-from ..model.manifest import Entry
+from ..model.manifest import Entry, XFail
 from ..facts.opinfo_index import Index, OpInfoFacts
 from ..facts import upstream
 
@@ -53,14 +53,25 @@ class PromotionPlan:
     why_none: str = ""
 
 
-def _xfail(entry: Entry, check: str, rule: str = "") -> str:
-    """The reason of the entry's xfail for a contract check (and out= rule).
-    Only xfails that name the check apply: contract tests are not the OpInfo
-    checks an xfail without `checks` is about."""
+def _known(entry: Entry, check: str, rule: str = "") -> Optional[XFail]:
+    """The entry's xfail for a contract check (and out= rule). Only xfails
+    that name the check apply: contract tests are not the OpInfo checks an
+    xfail without `checks` is about."""
     for x in entry.tests.xfail:
         if check in x.checks and (not x.rules or rule in x.rules):
-            return x.reason
-    return ""
+            return x
+    return None
+
+
+def _xfail(entry: Entry, check: str, rule: str = "") -> str:
+    """The reason of the entry's xfail for a contract check ("" for none)."""
+    x = _known(entry, check, rule)
+    return x.reason if x else ""
+
+
+def _xfail_args(entry: Entry, check: str, rule: str = "") -> List[str]:
+    x = _known(entry, check, rule)
+    return [f"xfail={_py(x.reason)}", f"raises={_py(x.raises)}"] if x else []
 
 
 def out_plan(p: "op_tests.Plan", fits: Optional[Dict[str, Dict[str, str]]] = None) -> OutPlan:
@@ -165,9 +176,7 @@ def _render_out(plans_: List[OutPlan]) -> str:
             args = [_py(p.entry.op), _py(p.out), _py(rule), _py(p.opinfo.name), _py(p.dtype)]
             if p.opinfo.variant:
                 args.append(f"variant={_py(p.opinfo.variant)}")
-            xfail = _xfail(p.entry, "out_contract", rule)
-            if xfail:
-                args.append(f"xfail={_py(xfail)}")
+            args += _xfail_args(p.entry, "out_contract", rule)
             lines.append(f"    contract({', '.join(args)}),")
     lines += ["]", ""]
     if untested:
@@ -186,7 +195,7 @@ def _render_promotion(plans_: List[PromotionPlan]) -> str:
         if not p.kinds:
             continue
         b = p.opinfo.binary
-        xfail = _xfail(p.entry, "promotion")
+        xfail = _xfail_args(p.entry, "promotion")
         for kind in p.kinds:
             args = [_py(p.entry.op), _py(kind), _py(p.opinfo.name)]
             if p.opinfo.variant:
@@ -197,8 +206,7 @@ def _render_promotion(plans_: List[PromotionPlan]) -> str:
                 args.append("int_to_float=True")
             if p.entry.dtypes:
                 args.append(f"declared={_py(tuple(p.entry.dtypes))}")
-            if xfail:
-                args.append(f"xfail={_py(xfail)}")
+            args += xfail
             lines.append(f"    matrix({', '.join(args)}),")
     lines += ["]", "", "", "@pytest.mark.parametrize(\"case\", CASES)",
               "def test_type_promotion(case):", "    run(case)", ""]

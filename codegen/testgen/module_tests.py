@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Tuple
 import yaml
 
 from ..errors import ManifestError, did_you_mean
+from ..model.manifest import raises_problem
 from .. import json_cache, paths
 from .op_tests import TESTS_DIR
 
@@ -67,6 +68,7 @@ class ModuleFacts:
 class Xfail:
     module: str
     reason: str
+    raises: str                        # the exception the case fails with
     dtypes: Tuple[str, ...] = ()       # () = every dtype
     modes: Tuple[str, ...] = ()        # () = every mode
     line: int = 0
@@ -83,6 +85,7 @@ class ModuleCase:
     inputs: int                        # how many ModuleInputs run
     available: int                     # how many the ModuleInfo has
     xfail: str = ""
+    raises: str = ""                   # the xfail's exception
 
 
 @dataclass
@@ -153,8 +156,9 @@ def load(cache: str = CACHE) -> Tuple[ModuleFacts, ...]:
 # --- known failures ------------------------------------------------------------
 
 def load_xfails(path: str) -> List[Xfail]:
-    """tests/module_xfails.yaml: ModuleInfo name -> reason (every case of
-    the module), or -> {reason, dtypes: [...], modes: [train/eval]}."""
+    """tests/module_xfails.yaml: ModuleInfo name -> {reason, raises (the
+    exception), dtypes: [...], modes: [train/eval]} (no dtypes/modes: every
+    case of the module)."""
     rel = os.path.relpath(path)
     try:
         with open(path) as f:
@@ -175,20 +179,24 @@ def load_xfails(path: str) -> List[Xfail]:
             raise ManifestError(rel, line, f"'{name}': duplicate entry (first at line {first})",
                                 "one entry per module; use dtypes/modes inside it")
         value = data[name]
-        if isinstance(value, str):
-            value = {"reason": value}
         if not isinstance(value, dict):
-            raise ManifestError(rel, line, f"'{name}': expected a reason or a mapping with "
-                                "reason, dtypes, modes")
-        unknown = sorted(set(value) - {"reason", "dtypes", "modes"})
+            raise ManifestError(rel, line, f"'{name}': expected a mapping with reason, raises "
+                                "(and optionally dtypes, modes)",
+                                f"write {name}: {{reason: \"...\", raises: NotImplementedError}}")
+        keys = ["reason", "raises", "dtypes", "modes"]
+        unknown = sorted(set(value) - set(keys))
         if unknown:
             raise ManifestError(rel, line, f"'{name}': unknown key '{unknown[0]}'"
-                                f"{did_you_mean(unknown[0], ['reason', 'dtypes', 'modes'])}")
+                                f"{did_you_mean(unknown[0], keys)}")
         reason = value.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             raise ManifestError(rel, line, f"'{name}': the reason is missing",
-                                "say what fails, e.g. \"NotImplementedError: aten::mse_loss.out "
-                                "has no tpu kernel\"")
+                                "say what fails, e.g. \"aten::mse_loss.out has no tpu kernel\"")
+        raises = value.get("raises")
+        problem = raises_problem(raises)
+        if problem:
+            raises_hint = "name the exception the failing case raises, e.g. raises: NotImplementedError"
+            raise ManifestError(rel, line, f"'{name}': {problem}", raises_hint)
         lists = {}
         for k in ("dtypes", "modes"):
             v = value.get(k, [])
@@ -199,7 +207,7 @@ def load_xfails(path: str) -> List[Xfail]:
         if bad:
             raise ManifestError(rel, line, f"'{name}': unknown mode '{bad[0]}'",
                                 "modes are train and eval")
-        out.append(Xfail(name, reason.strip(), lists["dtypes"], lists["modes"], line))
+        out.append(Xfail(name, reason.strip(), raises, lists["dtypes"], lists["modes"], line))
     return out
 
 
@@ -246,9 +254,9 @@ def plans(facts: Optional[Tuple[ModuleFacts, ...]] = None, root: str = ROOT,
                 n = m.input_count(dtype, mode)
                 if not n:
                     continue
-                reason = next((x.reason for x in xfails
-                               if x.module == m.name and x.matches(dtype, mode)), "")
-                p.cases.append(ModuleCase(m.name, dtype, mode, min(n, MAX_INPUTS), n, reason))
+                x = next((x for x in xfails if x.module == m.name and x.matches(dtype, mode)), None)
+                p.cases.append(ModuleCase(m.name, dtype, mode, min(n, MAX_INPUTS), n,
+                                          x.reason if x else "", x.raises if x else ""))
         if dtypes and not p.cases:
             p.untested = "no ModuleInput with a forward input"
         out.append(p)
@@ -275,6 +283,7 @@ def _case_line(c: ModuleCase) -> str:
     args.append(f"inputs={c.inputs}")
     if c.xfail:
         args.append(f"xfail={c.xfail!r}")
+        args.append(f"raises={c.raises!r}")
     return f"    case({', '.join(args)}),"
 
 

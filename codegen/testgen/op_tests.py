@@ -44,7 +44,7 @@ from ..emit import output
 from ..errors import ManifestError, did_you_mean
 from ..facts import opinfo_index, upstream
 from ..facts.autograd import autograd_source
-from ..model.manifest import CHECKS, Entry, Kind, Route
+from ..model.manifest import CHECKS, Entry, Kind, Route, XFail
 from ..facts.opinfo_index import Index, OpInfoFacts
 
 TESTS_DIR = os.path.join("tests", "generated")
@@ -100,6 +100,30 @@ def _not_differentiable(entry: Entry) -> str:
     return f"{entry.op} is not differentiable (its autograd: {sources[0]})"
 
 
+# ATen's tags of ops whose outputs depend on the data: FakeTensor refuses them
+# (DynamicOutputShapeException, DataDependentOutputException), and so does the
+# meta device (no Meta kernel, or item() on meta).
+DATA_DEPENDENT_TAGS = ("dynamic_output_shape", "data_dependent_output")
+# Tagged overloads that some OpInfo samples still get predicted for.
+PREDICTED_DESPITE_TAG = {
+    "repeat_interleave.Tensor": "FakeTensor predicts it when output_size is given (fake_impls)",
+    "index.Tensor": "data-dependent only for boolean indices (FakeTensor's own exception)",
+    "_ctc_loss": "its lengths are int lists, from which the meta device's kernel sizes the outputs",
+}
+
+
+def _data_dependent(entry: Entry) -> str:
+    """Why no meta check can predict the entry's outputs ("" when one can):
+    every overload it registers carries a data-dependent tag."""
+    ops = [upstream.lookup(v.op) for v in entry.variants] or [upstream.lookup(entry.op)]
+    tags = [sorted(set(o.tags) & set(DATA_DEPENDENT_TAGS))
+            if o and o.name not in PREDICTED_DESPITE_TAG else [] for o in ops]
+    if not ops or not all(tags):
+        return ""
+    return (f"its outputs depend on the data (ATen tags it {', '.join(sorted({t for ts in tags for t in ts}))}): "
+            "neither FakeTensor nor the meta device predicts them")
+
+
 def _backward_dtypes(f: OpInfoFacts, wanted) -> List[str]:
     """The wanted dtypes f's backward supports, where torch compares values
     (gradients of random or uninitialized values are not compared either)."""
@@ -121,8 +145,9 @@ class Case:
     opinfo: OpInfoFacts
     dtype: str
     compare_values: bool
-    xfail: str
+    xfail: str                      # the known failure's reason ("" for none)
     cpu_lacks: bool = False         # a dtype the OpInfo has on CUDA only: a widened reference
+    raises: str = ""                # the exception the known failure raises
 
 
 @dataclass
@@ -175,12 +200,18 @@ def _opinfos(entry: Entry, index: Index, manifest_path: str) -> List[OpInfoFacts
     return found
 
 
-def _xfail(entry: Entry, check: str, dtype: str, f: OpInfoFacts) -> str:
+def _xfail(entry: Entry, check: str, dtype: str, f: OpInfoFacts) -> Optional[XFail]:
     for x in entry.tests.xfail:
         if ((not x.dtypes or dtype in x.dtypes) and (not x.checks or check in x.checks)
                 and (not x.opinfos or f.full_name in x.opinfos)):
-            return x.reason
-    return ""
+            return x
+    return None
+
+
+def _case(check: str, f: OpInfoFacts, dtype: str, comparable: bool, known: Optional[XFail],
+          cpu_lacks: bool = False) -> Case:
+    return Case(check, f, dtype, comparable, known.reason if known else "", cpu_lacks,
+                known.raises if known else "")
 
 
 def _check_xfail_opinfos(entry: Entry, opinfos: List[OpInfoFacts], manifest_path: str) -> None:
@@ -224,6 +255,9 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
             p.gaps[c] = (f"the entry registers only the out= overload {entry.op}; "
                          "the out check covers it")
             checks.remove(c)
+    if "meta" in checks and _data_dependent(entry):
+        p.not_applicable["meta"] = _data_dependent(entry)
+        checks.remove("meta")
     if "grad" in checks and _not_differentiable(entry):
         p.not_applicable["grad"] = _not_differentiable(entry)
         checks.remove("grad")
@@ -285,9 +319,10 @@ def plan(entry: Entry, index: Optional[Index] = None, manifest_path: str = "ops.
                     continue
                 if check == "errors":
                     continue  # dtype-free: one case per OpInfo, below
-                p.cases.append(Case(check, f, dtype, comparable, _xfail(entry, check, dtype, f), cpu_lacks))
+                p.cases.append(_case(check, f, dtype, comparable, _xfail(entry, check, dtype, f),
+                                     cpu_lacks))
         if "errors" in checks and f.error_inputs:
-            p.cases.append(Case("errors", f, "", True, _xfail(entry, "errors", "", f)))
+            p.cases.append(_case("errors", f, "", True, _xfail(entry, "errors", "", f)))
     meta_done = {c.dtype for c in p.cases if c.check == "meta"}
     meta_skipped = [d for d in wanted if d not in meta_done
                     and any(d in f.dtypes or d in f.cuda_dtypes for f in opinfos)]
@@ -328,8 +363,8 @@ def _plan_autocast(p: Plan, opinfos: List[OpInfoFacts]) -> None:
             sample_dtype = autocast.input_dtype(entry.autocast, low)
             if sample_dtype not in f.dtypes:
                 continue
-            p.cases.append(Case("autocast", f, low, f.comparable(low) is None,
-                                _xfail(entry, "autocast", low, f)))
+            p.cases.append(_case("autocast", f, low, f.comparable(low) is None,
+                                 _xfail(entry, "autocast", low, f)))
     if not any(c.check == "autocast" for c in p.cases) and "autocast" not in p.gaps:
         p.gaps["autocast"] = "no OpInfo used here has samples in the dtypes the policy needs"
 
@@ -422,7 +457,8 @@ def _entry_view(p: Plan, var: str) -> _EntryView:
         args.append(f"follows_fake={_py(e.tests.follows_fake)}")
     if e.autocast not in ("", "none"):
         args.append(f"autocast={_py(e.autocast)}")
-    notes = [f"{k}: {v}" for k, v in sorted(p.gaps.items())]
+    # What the plan leaves out: gaps, and checks that cannot apply.
+    notes = [f"{k}: {v}" for k, v in sorted({**p.not_applicable, **p.gaps}.items())]
     return _EntryView(var, e.op, e.line or 0, e.route, ", ".join(args), "; ".join(notes))
 
 
@@ -436,6 +472,7 @@ def _case_view(var: str, c: Case) -> _CaseView:
         args.append("cpu_lacks=True")
     if c.xfail:
         args.append(f"xfail={_py(c.xfail)}")
+        args.append(f"raises={_py(c.raises)}")
     return _CaseView(", ".join(args))
 
 

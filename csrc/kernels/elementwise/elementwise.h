@@ -186,7 +186,7 @@ namespace torch_tpu::kernels {
   X(SpecialXlog1py, BASE)       /* (x, y): x * log1p(y) */ \
   X(Polygamma, BASE)            /* (args: n) */ \
   X(SpecialZeta, BASE)          /* (s, q): Hurwitz zeta */ \
-  /* --- more special functions (kernels/elementwise/special_functions_2.cpp) --- */ \
+  /* --- more special functions (kernels/elementwise/nextafter_gcd_igamma_frexp.cpp) --- */ \
   X(Nextafter, BASE) \
   X(Gcd, BASE) \
   X(Lcm, BASE) \

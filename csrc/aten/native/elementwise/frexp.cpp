@@ -2,7 +2,7 @@
 // over one input, which the generated one-output kernels cannot express:
 // the iterator's descriptor is split into two one-output descriptors over
 // the same input, and one launch runs the mantissa op, then the exponent op
-// (kernels/elementwise/special_functions_2.cpp). ATen's frexp_out has
+// (kernels/elementwise/nextafter_gcd_igamma_frexp.cpp). ATen's frexp_out has
 // checked the dtypes (floating input, mantissa of its dtype, int32 exponent).
 #include <ATen/TensorIterator.h>
 

@@ -20,10 +20,7 @@ inline kernels::ScalarArg opmath_scalar_arg(const c10::Scalar& s, at::ScalarType
   if (compute == at::kHalf || compute == at::kBFloat16) {
     return kernels::ScalarArg::from_double(static_cast<double>(s.to<float>()));
   }
-  if (compute == at::kComplexHalf) {  // CUDA's opmath: complex64
-    const auto c = s.to<c10::complex<float>>();
-    return kernels::ScalarArg::from_complex(c.real(), c.imag());
-  }
+  if (compute == at::kComplexHalf) return scalar_value(s);  // the kernel takes it to complex64 (CUDA's opmath)
   return scalar_arg(s, compute);
 }
 

@@ -1,7 +1,8 @@
 // The custom operators of ops.yaml (torch.ops.tpu.*): each op's fake
 // implementation (registered for Meta; it holds every argument check and
 // gives the result's metadata) and its device kernel, which runs the same
-// checks through the meta function before it launches anything. Kernels:
+// checks through the meta function before it launches anything (the
+// generated registrations have checked devices and set the guard). Kernels:
 // csrc/kernels/fused/. Registrations: csrc/generated/register_custom_ops.cpp.
 //
 // Meta functions use symbolic sizes (sym_size, empty_like), so torch.export
@@ -13,7 +14,6 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
-#include <c10/core/DeviceGuard.h>
 
 #include "aten/launch.h"
 #include "generated/custom_ops.h"
@@ -112,7 +112,6 @@ void check_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& 
 void launch_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& y,
                    const char* op) {
   if (x.numel() == 0) return;
-  c10::DeviceGuard guard(x.device());
   const at::Tensor c = cos.contiguous(), s = sin.contiguous();
   const int64_t n = x.size(-1);
   // Which cos/sin row each row of x reads: cos's rows numbered, broadcast to x.
@@ -152,7 +151,6 @@ bool check_bias_gelu(const at::Tensor& x, const at::Tensor& bias, c10::string_vi
 
 void launch_bias_gelu(const at::Tensor& x, const at::Tensor& bias, bool tanh, at::Tensor& y, const char* op) {
   if (x.numel() == 0) return;
-  c10::DeviceGuard guard(x.device());
   const at::Tensor xc = x.contiguous(), b = bias.contiguous();
   kernels::BiasGeluDesc d;
   d.x = xc.const_data_ptr();
@@ -177,7 +175,6 @@ at::Tensor rms_norm_meta(const at::Tensor& input, const std::optional<at::Tensor
 at::Tensor rms_norm(const at::Tensor& input, const std::optional<at::Tensor>& weight, double eps) {
   at::Tensor out = rms_norm_meta(input, weight, eps);
   if (out.numel() == 0) return out;
-  c10::DeviceGuard guard(input.device());
   const at::Tensor x = input.contiguous();
   const at::Tensor w = present(weight) ? weight->contiguous() : at::Tensor();
   kernels::RmsNormDesc d = rms_desc(x, w, eps, "tpu::rms_norm");
@@ -203,7 +200,6 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad, con
                                                      std::array<bool, 2> output_mask) {
   auto [dx, dw] = rms_norm_backward_meta(grad, input, weight, eps, output_mask);
   if (!dx.defined() && !dw.defined()) return {dx, dw};
-  c10::DeviceGuard guard(input.device());
   const at::Tensor x = input.contiguous(), g = grad.contiguous();
   const at::Tensor w = present(weight) ? weight->contiguous() : at::Tensor();
   kernels::RmsNormBackwardDesc d;

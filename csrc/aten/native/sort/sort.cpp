@@ -1,23 +1,18 @@
-// Sort and distance stubs (stub_kernels.h, "stub" route): ATen's shared
-// implementations (sort_stable_out, _cdist_forward, _pdist_forward) check
-// arguments and allocate outputs; these hand contiguous buffers to the device
-// kernels (kernels/sort/sort.h, distance.h), copying in or out only where a
-// layout differs.
+// The sort stub (stub_kernels.h, "stub" route): ATen's shared
+// sort_stable_out checks arguments and allocates outputs; this hands
+// contiguous rows to the device kernel (kernels/sort/sort.h), copying in or
+// out only where a layout differs. The generated wrapper set the device guard.
 #include <ATen/core/Tensor.h>
-#include <ATen/native/Distance.h>
 #include <ATen/native/Sorting.h>
 #include <ATen/ops/empty.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <type_traits>
 
 #include "aten/launch.h"
 #include "generated/stub_kernels.h"
-#include "kernels/linalg/distance.h"
 #include "kernels/sort/sort.h"
 
 namespace torch_tpu::aten {
-
 
 namespace {
 
@@ -42,7 +37,6 @@ void sort_kernel(const at::TensorBase& self, const at::TensorBase& values_base,
   const kernels::DType t = device_dtype(values.scalar_type(), "sort");
   TORCH_CHECK_NOT_IMPLEMENTED(kernels::sort_supports(t), "\"sort\" not implemented for '", values.scalar_type(),
                               "' on tpu");
-  c10::DeviceGuard guard(values.device());
   at::Tensor v = rows_of(values, dim, /*copy_in=*/true);
   at::Tensor i = rows_of(indices, dim, /*copy_in=*/false);
   const int64_t n = v.size(-1), rows = v.numel() / n;
@@ -53,35 +47,6 @@ void sort_kernel(const at::TensorBase& self, const at::TensorBase& values_base,
   write_back(values, v, dim);
   write_back(indices, i, dim);
   (void)self;  // values already hold self's elements
-}
-
-void cdist_kernel(at::Tensor& result, const at::Tensor& x1, const at::Tensor& x2, const double p) {
-  const kernels::DType t = device_dtype(x1.scalar_type(), "cdist");
-  TORCH_CHECK_NOT_IMPLEMENTED(kernels::distance_supports(t), "\"cdist\" not implemented for '",
-                              x1.scalar_type(), "' on tpu");
-  TORCH_CHECK(x2.scalar_type() == x1.scalar_type(), "cdist: X1 and X2 must have one dtype, got ",
-              x1.scalar_type(), " and ", x2.scalar_type());
-  c10::DeviceGuard guard(result.device());
-  const at::Tensor a = x1.contiguous(), b = x2.contiguous();
-  at::Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
-  const int64_t B = a.size(0), P = a.size(1), R = b.size(1), M = a.size(2);
-  const void* ap = a.const_data_ptr();
-  const void* bp = b.const_data_ptr();
-  void* op = out.data_ptr();
-  launch(result.device().index(), "cdist", {ap, bp, op}, [=] { kernels::cdist(t, ap, bp, op, B, P, R, M, p); });
-  if (!out.is_same(result)) result.copy_(out);
-}
-
-void pdist_forward_kernel(at::Tensor& result, const at::Tensor& self, const double p) {
-  const kernels::DType t = device_dtype(self.scalar_type(), "pdist");
-  TORCH_CHECK_NOT_IMPLEMENTED(kernels::distance_supports(t), "\"pdist\" not implemented for '",
-                              self.scalar_type(), "' on tpu");
-  c10::DeviceGuard guard(result.device());
-  const at::Tensor x = self.contiguous();
-  const int64_t N = x.size(0), M = x.size(1);
-  const void* xp = x.const_data_ptr();
-  void* op = result.data_ptr();
-  launch(result.device().index(), "pdist", {xp, op}, [=] { kernels::pdist(t, xp, op, N, M, p); });
 }
 
 }  // namespace torch_tpu::aten
