@@ -423,6 +423,27 @@ __attribute__((noinline)) void run_rows(const Plan& p, const RowKernel<M, R, N>&
   });
 }
 
+// The row machinery of the common (buffer, result, inputs) triples is
+// compiled once, in rows.cpp, instead of in every op file that reaches it:
+// ~30 files each compiled their own run_rows<float, float, 1>, and the row
+// walk was half of an op file's code. It does not depend on the ISA (the
+// op's loops come through RowKernel), so the avx512 files use the baseline
+// copy, as the linker did with their implicit ones. A triple not listed
+// here is instantiated where it is used.
+#define TPU_EW_ROWS_OF(X, M) X(M, M, 1) X(M, M, 2) X(M, M, 3) X(M, bool, 1) X(M, bool, 2)
+#define TPU_EW_COMMON_ROWS(X)                                                                     \
+  TPU_EW_ROWS_OF(X, float) TPU_EW_ROWS_OF(X, double) TPU_EW_ROWS_OF(X, int64_t)                   \
+  TPU_EW_ROWS_OF(X, int32_t) TPU_EW_ROWS_OF(X, int16_t) TPU_EW_ROWS_OF(X, int8_t)                 \
+  TPU_EW_ROWS_OF(X, uint8_t) TPU_EW_ROWS_OF(X, uint16_t) TPU_EW_ROWS_OF(X, uint32_t)              \
+  TPU_EW_ROWS_OF(X, uint64_t) TPU_EW_ROWS_OF(X, ComplexFloat) TPU_EW_ROWS_OF(X, ComplexDouble)    \
+  X(bool, bool, 1) X(bool, bool, 2) X(bool, bool, 3)
+using ComplexFloat = Complex<float>;
+using ComplexDouble = Complex<double>;
+#define TPU_EW_EXTERN_ROWS(M, R, N) \
+  extern template void run_rows<M, R, N>(const Plan&, const RowKernel<M, R, N>&, const RowTypes<M>&);
+TPU_EW_COMMON_ROWS(TPU_EW_EXTERN_ROWS)
+#undef TPU_EW_EXTERN_ROWS
+
 // ---- one op, one compute type -------------------------------------------------
 
 // The compute types whose loops are vectorized, inlining Fn: the floating
