@@ -6,10 +6,11 @@
 // Build time (issue 48): and/or/xor are exact and order-free, so the loops
 // are instantiated per element size, not per dtype. all/any test an
 // element's bits under a mask (every bit but a float's sign bits: -0.0 is
-// zero, NaN is not), the same answer as convert<Bool>, and share one loop
-// (all = not any of the zero tests). xor_sum reads bool and the integers as
-// ops.h IntBits (their contribution is the widened value), float64 as its
-// 64 bits, and has loops of its own only for float16, bfloat16 and float32.
+// zero, NaN is not), the same answer as convert<Bool>; float32, the hot
+// case, keeps its float compare (one instruction per vector). xor_sum reads
+// bool and the integers as ops.h IntBits (their contribution is the widened
+// value), float64 as its 64 bits, and has loops of its own only for
+// float16, bfloat16 and float32.
 #include <bit>
 #include <type_traits>
 
@@ -25,9 +26,7 @@ struct Bits128 {
   uint64_t lo, hi;
 };
 
-// any: or of the nonzero tests. all = not any(zero): `inv` (1 for all)
-// flips the tests and the result, so one loop serves both.
-template <typename U>
+template <typename U, bool kAll>
 struct LogicalOp {
   using In = U;
   using Acc = uint8_t;
@@ -35,18 +34,19 @@ struct LogicalOp {
   static constexpr int kLanes = 64;
   DType out_t;
   uint64_t mask;  // per 64-bit half for Bits128
-  uint8_t inv;
 
-  Acc identity() const { return 0; }
+  Acc identity() const { return kAll ? 1 : 0; }
   Acc load(U x, int64_t) const {
     if constexpr (std::is_same_v<U, Bits128>) {
-      return static_cast<Acc>(((x.lo & mask) | (x.hi & mask)) != 0) ^ inv;
+      return ((x.lo & mask) | (x.hi & mask)) != 0;
+    } else if constexpr (std::is_same_v<U, float>) {
+      return x != 0;  // NaN is nonzero
     } else {
-      return static_cast<Acc>((x & static_cast<U>(mask)) != 0) ^ inv;
+      return (x & static_cast<U>(mask)) != 0;
     }
   }
-  Acc combine(Acc a, Acc b) const { return a | b; }
-  void store(char* const* out, Acc a, int64_t) const { write_value(out[0], out_t, static_cast<Acc>(a ^ inv)); }
+  Acc combine(Acc a, Acc b) const { return kAll ? (a & b) : (a | b); }
+  void store(char* const* out, Acc a, int64_t) const { write_value(out[0], out_t, a); }
 };
 
 // The bits that make an element of dtype t nonzero, repeated over 64 bits
@@ -63,17 +63,18 @@ uint64_t nonzero_mask(DType t) {
   }
 }
 
+template <bool kAll>
 void run_logical(const ReduceDesc& d, const Layout& L) {
   const DType t = d.input.dtype;
   const DType out_t = d.outputs[0].dtype;
   const uint64_t mask = nonzero_mask(t);
-  const uint8_t inv = d.op == ReduceOp::kAll;
+  if (t == DType::kFloat32) return run_reduction(LogicalOp<float, kAll>{out_t, mask}, d, L);
   switch (dtype_size(t)) {
-    case 1: return run_reduction(LogicalOp<uint8_t>{out_t, mask, inv}, d, L);
-    case 2: return run_reduction(LogicalOp<uint16_t>{out_t, mask, inv}, d, L);
-    case 4: return run_reduction(LogicalOp<uint32_t>{out_t, mask, inv}, d, L);
-    case 8: return run_reduction(LogicalOp<uint64_t>{out_t, mask, inv}, d, L);
-    case 16: return run_reduction(LogicalOp<Bits128>{out_t, mask, inv}, d, L);
+    case 1: return run_reduction(LogicalOp<uint8_t, kAll>{out_t, mask}, d, L);
+    case 2: return run_reduction(LogicalOp<uint16_t, kAll>{out_t, mask}, d, L);
+    case 4: return run_reduction(LogicalOp<uint32_t, kAll>{out_t, mask}, d, L);
+    case 8: return run_reduction(LogicalOp<uint64_t, kAll>{out_t, mask}, d, L);
+    case 16: return run_reduction(LogicalOp<Bits128, kAll>{out_t, mask}, d, L);
   }
   throw std::invalid_argument("torch_tpu kernels: all/any of an unsupported dtype");
 }
@@ -124,8 +125,10 @@ void run_xor_sum(const ReduceDesc& d, const Layout& L) {
 void reduce_logical_family(const ReduceDesc& d, const Layout& L) {
   if (d.op == ReduceOp::kXorSum) {
     run_xor_sum(d, L);
+  } else if (d.op == ReduceOp::kAll) {
+    run_logical<true>(d, L);
   } else {
-    run_logical(d, L);
+    run_logical<false>(d, L);
   }
 }
 
