@@ -41,19 +41,24 @@ constexpr V worst() {
 // real_value with the sign bit flipped (exact, NaN kept). IntBits: the
 // widened integer as an int64 key, uint64's top bit flipped so that the
 // signed order is the unsigned one, all bits inverted (~k = -k - 1) for min.
-template <typename T>
+// kFlip false: max only, without the flip (float32 max, the hot case, keeps
+// its former loop).
+template <typename T, bool kFlip = true>
 struct Reader {
   using V = RealOf<T>;
   using B = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
   B sign;  // the sign bit for min, else 0
 
   static Reader make(bool rev) { return {rev ? B{1} << (8 * sizeof(B) - 1) : B{0}}; }
-  V flip(V v) const { return std::bit_cast<V>(static_cast<B>(std::bit_cast<B>(v) ^ sign)); }
+  V flip(V v) const {
+    if constexpr (!kFlip) return v;
+    return std::bit_cast<V>(static_cast<B>(std::bit_cast<B>(v) ^ sign));
+  }
   V operator()(T x) const { return flip(real_value(x)); }
   void write(char* p, DType t, V v) const { write_value(p, t, flip(v)); }
 };
 template <typename U>
-struct Reader<IntBits<U>> {
+struct Reader<IntBits<U>, true> {
   using V = int64_t;
   IntWiden widen;
   uint64_t mask;  // xor-ed into the widened bits
@@ -72,14 +77,14 @@ struct Reader<IntBits<U>> {
   }
 };
 
-template <typename T>
+template <typename T, typename R = Reader<T>>
 struct ValueOp {
   using In = T;
-  using Acc = typename Reader<T>::V;
+  using Acc = typename R::V;
   static constexpr bool kPairwise = false;
   static constexpr int kLanes = lanes_for<Acc>();
   DType out_t;
-  Reader<T> rd;
+  R rd;
 
   Acc identity() const { return worst<Acc>(); }
   Acc load(T x, int64_t) const { return rd(x); }
@@ -105,17 +110,17 @@ struct ArgAcc {
 // otherwise output 0 gets the index (argmax). A run-time flag, read once per
 // output element: a template parameter would compile every dtype's
 // reduction twice.
-template <typename T>
+template <typename T, typename R = Reader<T>>
 struct IndexOp {
   using In = T;
-  using V = typename Reader<T>::V;
+  using V = typename R::V;
   using Acc = ArgAcc<V>;
   static constexpr bool kPairwise = false;
   static constexpr int kLanes = 16;
   static constexpr bool kArgLanes = true;
   DType out_t;
   bool values;
-  Reader<T> rd;
+  R rd;
 
   V value(T x) const { return rd(x); }
   // x replaces the lane's best: strictly better, or a first NaN.
@@ -152,14 +157,14 @@ struct IndexOp {
   }
 };
 
-template <typename T>
-void run_minmax(const ReduceDesc& d, const Layout& L, Reader<T> rd) {
+template <typename T, typename R>
+void run_minmax(const ReduceDesc& d, const Layout& L, R rd) {
   const DType out_t = d.outputs[0].dtype;
   const bool arg = d.op == ReduceOp::kArgMax || d.op == ReduceOp::kArgMin;
   if (arg || d.outputs.size() == 2) {
-    run_reduction(IndexOp<T>{out_t, /*values=*/!arg, rd}, d, L);
+    run_reduction(IndexOp<T, R>{out_t, /*values=*/!arg, rd}, d, L);
   } else {
-    run_reduction(ValueOp<T>{out_t, rd}, d, L);
+    run_reduction(ValueOp<T, R>{out_t, rd}, d, L);
   }
 }
 
@@ -175,7 +180,9 @@ void reduce_minmax_family(const ReduceDesc& d, const Layout& L) {
   switch (d.input.dtype) {
     case DType::kFloat16: return run_minmax<Half>(d, L, Reader<Half>::make(rev));
     case DType::kBFloat16: return run_minmax<BFloat16>(d, L, Reader<BFloat16>::make(rev));
-    case DType::kFloat32: return run_minmax<float>(d, L, Reader<float>::make(rev));
+    case DType::kFloat32:
+      if (!rev) return run_minmax<float>(d, L, Reader<float, false>{0});
+      return run_minmax<float>(d, L, Reader<float>::make(rev));
     case DType::kFloat64: return run_minmax<double>(d, L, Reader<double>::make(rev));
     default: break;
   }
