@@ -230,9 +230,12 @@ void check_dims(const TensorDesc& self, int64_t dim, const TensorDesc& index) {
   }
 }
 
-// The typed loops: the (op, dtype) pairs that models run (float sums and
-// products, and the max/min/sums of float16/bfloat16, whose src sums and
-// products the glue does in float; float64/int64 sums). True when handled.
+// The typed loops: the (op, dtype) pairs that models run (float sums,
+// products, max/min and index_add with alpha; float16/bfloat16 max/min,
+// sums and index_add with alpha (their src sums and products the glue does
+// in float); every op of float64/int64/int32). True when handled. The step
+// loop (int8/int16/uint8/bool/unsigned/complex) costs 5-40x per element of
+// a typed one (an indirect call each).
 template <ScatterOp Op, typename T>
 bool scatter_hot(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index, const TensorDesc* src,
                  const void* value, const IndexBounds& b) {
@@ -240,20 +243,29 @@ bool scatter_hot(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorD
   return true;
 }
 
+template <typename T>
+bool scatter_all_ops(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index,
+                     const TensorDesc* src, const void* value, ScatterOp op, const IndexBounds& b) {
+  switch (op) {
+    case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kMul: return scatter_hot<ScatterOp::kMul, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kAddScaled: return scatter_hot<ScatterOp::kAddScaled, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kAssign: break;
+  }
+  return false;
+}
+
 bool scatter_fast(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index, const TensorDesc* src,
                   const void* value, ScatterOp op, const IndexBounds& b) {
   switch (self.dtype) {
-    case DType::kFloat32:
-      switch (op) {
-        case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, float>(self, dim, ib, index, src, value, b);
-        case ScatterOp::kMul: return scatter_hot<ScatterOp::kMul, float>(self, dim, ib, index, src, value, b);
-        case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, float>(self, dim, ib, index, src, value, b);
-        case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, float>(self, dim, ib, index, src, value, b);
-        default: return false;
-      }
+    case DType::kFloat32: return scatter_all_ops<float>(self, dim, ib, index, src, value, op, b);
     case DType::kBFloat16:
       switch (op) {
         case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, BFloat16>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kAddScaled:
+          return scatter_hot<ScatterOp::kAddScaled, BFloat16>(self, dim, ib, index, src, value, b);
         case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, BFloat16>(self, dim, ib, index, src, value, b);
         case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, BFloat16>(self, dim, ib, index, src, value, b);
         default: return false;
@@ -261,14 +273,15 @@ bool scatter_fast(const TensorDesc& self, int64_t dim, DynIndex ib, const Tensor
     case DType::kFloat16:
       switch (op) {
         case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, Half>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kAddScaled:
+          return scatter_hot<ScatterOp::kAddScaled, Half>(self, dim, ib, index, src, value, b);
         case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, Half>(self, dim, ib, index, src, value, b);
         case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, Half>(self, dim, ib, index, src, value, b);
         default: return false;
       }
-    case DType::kFloat64:
-      return op == ScatterOp::kAdd && scatter_hot<ScatterOp::kAdd, double>(self, dim, ib, index, src, value, b);
-    case DType::kInt64:
-      return op == ScatterOp::kAdd && scatter_hot<ScatterOp::kAdd, int64_t>(self, dim, ib, index, src, value, b);
+    case DType::kFloat64: return scatter_all_ops<double>(self, dim, ib, index, src, value, op, b);
+    case DType::kInt64: return scatter_all_ops<int64_t>(self, dim, ib, index, src, value, op, b);
+    case DType::kInt32: return scatter_all_ops<int32_t>(self, dim, ib, index, src, value, op, b);
     default:
       return false;
   }
