@@ -77,28 +77,34 @@ void convert_row(To* d, int64_t ds, const From* s, int64_t ss, int64_t n) {
 
 // ---- layouts ------------------------------------------------------------
 
-// Tile edge for the transpose path: a tile of the destination type is at
-// most 16 KiB, so it stays in L1 next to the source and destination lines.
-template <typename To>
-constexpr int64_t tile_edge() {
-  return sizeof(To) <= 4 ? 64 : 32;
-}
-
 struct CopyPlan {
   Layout<2> layout;  // operand 0 = dst, 1 = src
   bool tiled = false;  // last two dims form a transpose (see make_plan in copy.cpp)
 };
 
-// ---- typed kernels --------------------------------------------------------
+// ---- kernels ----------------------------------------------------------------
+//
+// The row and tile walks below depend on the element sizes only; per dtype
+// pair there is only its row converter (convert_row, called once per row or
+// tile column). Walking the layout in each of the ~210 pairs' own copy was
+// most of these files' compile time.
+
+// n elements from s (element stride ss) converted into d (element stride ds).
+using ConvertRowFn = void (*)(void* d, int64_t ds, const void* s, int64_t ss, int64_t n);
 
 template <typename To, typename From>
-void copy_rows(const Layout<2>& L, To* dst, const From* src) {
+void convert_row_of(void* d, int64_t ds, const void* s, int64_t ss, int64_t n) {
+  convert_row(static_cast<To*>(d), ds, static_cast<const From*>(s), ss, n);
+}
+
+inline void copy_rows(const Layout<2>& L, char* dst, int64_t to_size, const char* src, int64_t from_size,
+                      ConvertRowFn row) {
   const int64_t ds = L.strides[0].back();
   const int64_t ss = L.strides[1].back();
-  const int64_t grain = grain_elements(std::max(sizeof(To), sizeof(From)));
+  const int64_t grain = grain_elements(static_cast<size_t>(std::max(to_size, from_size)));
   runtime::parallel_for(0, L.numel(), grain, [&](int64_t begin, int64_t end) {
     for_each_row(L, begin, end, [&](const std::array<int64_t, 2>& off, int64_t n) {
-      convert_row(dst + off[0], ds, src + off[1], ss, n);
+      row(dst + off[0] * to_size, ds, src + off[1] * from_size, ss, n);
     });
   });
 }
@@ -108,20 +114,20 @@ void copy_rows(const Layout<2>& L, To* dst, const From* src) {
 // to dst along B (contiguous), so neither side walks memory with a large
 // stride inside a cache line's lifetime. Work unit: a strip of T values of A
 // (all of B) for one index of the outer dims.
-template <typename To, typename From>
-void copy_tiled(const Layout<2>& L, To* dst, const From* src) {
-  constexpr int64_t T = tile_edge<To>();
+inline void copy_tiled(const Layout<2>& L, char* dst, int64_t to_size, const char* src, int64_t from_size,
+                       ConvertRowFn row) {
+  const int64_t T = to_size <= 4 ? 64 : 32;  // a tile is at most 16 KiB: it stays in L1
   const int nd = L.ndim();
   const int64_t size_a = L.sizes[nd - 2], size_b = L.sizes[nd - 1];
   const int64_t da = L.strides[0][nd - 2], sb = L.strides[1][nd - 1];
   const int64_t strips = (size_a + T - 1) / T;
   int64_t outer = 1;
   for (int i = 0; i < nd - 2; ++i) outer *= L.sizes[i];
-  const int64_t grain = std::max<int64_t>(
-      1, grain_elements(std::max(sizeof(To), sizeof(From))) / (T * size_b));
+  const int64_t grain =
+      std::max<int64_t>(1, grain_elements(static_cast<size_t>(std::max(to_size, from_size))) / (T * size_b));
 
   runtime::parallel_for(0, outer * strips, grain, [&](int64_t begin, int64_t end) {
-    To buf[T * T];
+    alignas(64) char buf[16384];
     for (int64_t u = begin; u < end; ++u) {
       int64_t o = u / strips;
       const int64_t a0 = (u % strips) * T;
@@ -133,18 +139,14 @@ void copy_tiled(const Layout<2>& L, To* dst, const From* src) {
         doff += idx * L.strides[0][i];
         soff += idx * L.strides[1][i];
       }
-      To* d = dst + doff + a0 * da;
-      const From* s = src + soff + a0;
+      char* d = dst + (doff + a0 * da) * to_size;
+      const char* s = src + (soff + a0) * from_size;
       for (int64_t b0 = 0; b0 < size_b; b0 += T) {
         const int64_t nb = std::min(T, size_b - b0);
-        for (int64_t b = 0; b < nb; ++b) {
-          const From* scol = s + (b0 + b) * sb;
-          for (int64_t a = 0; a < na; ++a) buf[a * T + b] = convert<To>(scol[a]);
-        }
+        // Column b of the tile: buf[a * T + b] for a < na.
+        for (int64_t b = 0; b < nb; ++b) row(buf + b * to_size, T, s + (b0 + b) * sb * from_size, 1, na);
         for (int64_t a = 0; a < na; ++a) {
-          To* drow = d + a * da + b0;
-          const To* brow = buf + a * T;
-          for (int64_t b = 0; b < nb; ++b) drow[b] = brow[b];
+          std::memcpy(d + (a * da + b0) * to_size, buf + a * T * to_size, static_cast<size_t>(nb * to_size));
         }
       }
     }
@@ -153,12 +155,12 @@ void copy_tiled(const Layout<2>& L, To* dst, const From* src) {
 
 template <typename To, typename From>
 void copy_typed(const CopyPlan& p, void* dst, const void* src) {
-  To* d = static_cast<To*>(dst);
-  const From* s = static_cast<const From*>(src);
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
   if (p.tiled) {
-    copy_tiled(p.layout, d, s);
+    copy_tiled(p.layout, d, sizeof(To), s, sizeof(From), &convert_row_of<To, From>);
   } else {
-    copy_rows(p.layout, d, s);
+    copy_rows(p.layout, d, sizeof(To), s, sizeof(From), &convert_row_of<To, From>);
   }
 }
 

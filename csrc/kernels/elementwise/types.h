@@ -175,16 +175,6 @@ Ptrs<M> ptrs_of(const Block<M>& b) {
     return {b.v};
   }
 }
-template <typename M>
-Ptrs<M> ptrs_of_value(const M& v) {
-  if constexpr (is_complex_v<M>) {
-    return {&v.re, &v.im};
-  } else if constexpr (std::is_same_v<M, bool>) {
-    return {reinterpret_cast<const uint8_t*>(&v)};
-  } else {
-    return {&v};
-  }
-}
 
 template <typename R>
 struct OutPtrs {
@@ -217,6 +207,24 @@ OutPtrs<R> out_ptrs_of(Block<R>& b) {
     return {b.re, b.im};
   } else {
     return {b.v};
+  }
+}
+
+// The same operand, i elements further.
+template <typename M>
+Ptrs<M> advance(Ptrs<M> x, int64_t i) {
+  if constexpr (is_complex_v<M>) {
+    return {x.re + i, x.im + i};
+  } else {
+    return {x.p + i};
+  }
+}
+template <typename R>
+OutPtrs<R> advance(OutPtrs<R> x, int64_t i) {
+  if constexpr (is_complex_v<R>) {
+    return {x.re + i, x.im + i};
+  } else {
+    return {x.p + i};
   }
 }
 

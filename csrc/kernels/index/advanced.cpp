@@ -8,6 +8,7 @@
 #include "kernels/index/index.h"
 #include "kernels/index/arith.h"
 #include "kernels/index/loops.h"
+#include "kernels/index/steps.h"
 #include "kernels/common/loops.h"
 #include "runtime/runtime.h"
 
@@ -84,8 +85,9 @@ void index_gather_typed(const ElementwiseDesc& d, const Indexer& ix) {
   });
 }
 
-template <typename T, bool Accumulate>
-void index_put_typed(const ElementwiseDesc& d, const Indexer& ix, bool in_order) {
+// ViaStep: T is only the element size and `step` adds (the cold dtypes).
+template <typename T, bool Accumulate, bool ViaStep = false>
+void index_put_typed(const ElementwiseDesc& d, const Indexer& ix, bool in_order, StepFn step = nullptr) {
   const DynLayout L = iterator_layout(d);
   char* self = static_cast<char*>(d.operands[0].data);
   const char* values = operand_data(d.operands[1]);
@@ -99,7 +101,9 @@ void index_put_typed(const ElementwiseDesc& d, const Indexer& ix, bool in_order)
         for (int64_t j = 0; j < n; ++j) {
           T v;
           std::memcpy(&v, src + j * vs, sizeof(T));
-          if constexpr (Accumulate) {
+          if constexpr (ViaStep) {
+            step(dst + j * ds, &v, nullptr);
+          } else if constexpr (Accumulate) {
             combine<ScatterOp::kAdd>(reinterpret_cast<T*>(dst + j * ds), v);
           } else {
             std::memcpy(dst + j * ds, &v, sizeof(T));
@@ -111,7 +115,9 @@ void index_put_typed(const ElementwiseDesc& d, const Indexer& ix, bool in_order)
         T* dst = reinterpret_cast<T*>(self + off[0] + j * ds + ix.offset(d, off, j, L));
         T v;
         std::memcpy(&v, values + off[1] + j * vs, sizeof(T));
-        if constexpr (Accumulate) {
+        if constexpr (ViaStep) {
+          step(dst, &v, nullptr);
+        } else if constexpr (Accumulate) {
           combine<ScatterOp::kAdd>(dst, v);
         } else {
           std::memcpy(dst, &v, sizeof(T));
@@ -152,8 +158,19 @@ void index_put(const ElementwiseDesc& d, const std::vector<int64_t>& indexed_siz
     });
     return;
   }
-  visit_dtype_or_complex32(d.operands[0].dtype,
-                           [&](auto tag) { index_put_typed<typename decltype(tag)::type, true>(d, ix, true); });
+  // Typed loops for the floating dtypes models accumulate in; the others
+  // add through a step (same arithmetic) in one loop per element size.
+  switch (d.operands[0].dtype) {
+    case DType::kFloat32: return index_put_typed<float, true>(d, ix, true);
+    case DType::kBFloat16: return index_put_typed<BFloat16, true>(d, ix, true);
+    case DType::kFloat16: return index_put_typed<Half, true>(d, ix, true);
+    case DType::kFloat64: return index_put_typed<double, true>(d, ix, true);
+    default: break;
+  }
+  const StepFn step = step_for<ScatterOp::kAdd>(d.operands[0].dtype);
+  visit_element_size(dtype_size(d.operands[0].dtype), [&](auto tag) {
+    index_put_typed<typename decltype(tag)::type, true, true>(d, ix, true, step);
+  });
 }
 
 // ---- masked_fill ------------------------------------------------------------

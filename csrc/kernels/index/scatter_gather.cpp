@@ -11,6 +11,7 @@
 #include "kernels/common/dtype_dispatch.h"
 #include "kernels/index/index.h"
 #include "kernels/index/arith.h"
+#include "kernels/index/steps.h"
 #include "kernels/common/loops.h"
 #include "runtime/runtime.h"
 
@@ -58,6 +59,19 @@ Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDes
 
 
 
+// An index pointer whose element width (int32 or int64) is known at run time.
+struct DynIndex {
+  const void* p;
+  bool is32;
+  DynIndex operator+(int64_t o) const {
+    return is32 ? DynIndex{static_cast<const int32_t*>(p) + o, true}
+                : DynIndex{static_cast<const int64_t*>(p) + o, false};
+  }
+  int64_t operator[](int64_t j) const {
+    return is32 ? static_cast<const int32_t*>(p)[j] : static_cast<const int64_t*>(p)[j];
+  }
+};
+
 // Runs elem(index_row, other_row, self_row, j) for every position j along
 // dim of every row (a row: one position of the other dims). A row belongs to
 // one core and its j run in order, so scatter stays race free and
@@ -72,19 +86,22 @@ Plan make_plan(const TensorDesc& index, const TensorDesc* other, const TensorDes
 // A tile whose rows share one index (an index expanded along the other
 // dims, as scatter_add of whole rows) and are adjacent in both tensors is
 // done a contiguous run per j: run(other_run, self_run, count).
-template <typename T, typename I, typename Elem, typename Run>
-void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, int64_t other_dim_stride,
+//
+// IndexPtr: const I* (gather and assign, typed on the index width) or
+// DynIndex (the reductions: the width is read at run time, which halves
+// their instantiations).
+template <typename T, typename IndexPtr, typename Elem, typename Run>
+void run_rows(const Plan& p, IndexPtr ib, void* other, void* self, int64_t other_dim_stride,
               const IndexBounds& bounds, Elem&& elem, Run&& run) {
   constexpr int64_t kTile = 256;
   const int64_t grain = std::max<int64_t>(1, grain_elements(sizeof(T)) / std::max<int64_t>(1, p.row_len));
-  const I* ib = static_cast<const I*>(index.data);
   T* ob = static_cast<T*>(other);
   T* sb = static_cast<T*>(self);
   const bool tiled = p.row_len <= 4 || (p.self_dim_stride != 1 && (ob == nullptr || other_dim_stride != 1));
   if (!tiled) {
     runtime::parallel_for(0, p.rows, grain, [&](int64_t r0, int64_t r1) {
       for_each_row(p.L, r0 * p.row_len, r1 * p.row_len, [&](const std::array<int64_t, 3>& off, int64_t n) {
-        const I* ip = ib + off[0];
+        const IndexPtr ip = ib + off[0];
         T* op = ob ? ob + off[1] : nullptr;
         T* sp = sb + off[2];
         for (int64_t j = 0; j < n; ++j) elem(ip, op, sp, j);
@@ -108,7 +125,7 @@ void run_rows(const Plan& p, const TensorDesc& index, void* other, void* self, i
         uniform = ioff[t] == ioff[0] && soff[t] == soff[0] + t && (ob == nullptr || ooff[t] == ooff[0] + t);
       }
       if (uniform) {
-        const I* ip = ib + ioff[0];
+        const IndexPtr ip = ib + ioff[0];
         for (int64_t j = 0; j < p.row_len; ++j) {
           const int64_t k = bounds.check(static_cast<int64_t>(ip[j * p.L.strides[0].back()]), p.self_dim_size, p.dim);
           run(ob ? ob + ooff[0] + j * other_dim_stride : nullptr, sb + soff[0] + k * p.self_dim_stride, c);
@@ -127,8 +144,8 @@ void gather_typed(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
   const Plan p = make_plan(index, &out, self, dim);
   const int64_t is = p.L.strides[0].back(), os = p.L.strides[1].back();
   const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
-  run_rows<T, I>(
-      p, index, out.data, self.data, os, kScatterBounds,
+  run_rows<T>(
+      p, static_cast<const I*>(index.data), out.data, self.data, os, kScatterBounds,
       [&](const I* ip, T* op, T* sp, int64_t j) {
         const int64_t k = kScatterBounds.check(static_cast<int64_t>(ip[j * is]), size, dim);
         op[j * os] = sp[k * ss];
@@ -138,15 +155,9 @@ void gather_typed(const TensorDesc& out, const TensorDesc& self, int64_t dim, co
       });
 }
 
-// self += alpha * src in the compute type, rounded once (CPU's add with alpha).
-template <typename T>
-inline void add_scaled(T* self, T src, typename Arith<T>::C alpha) {
-  using A = Arith<T>;
-  *self = A::store(add_c(A::load(*self), mul_c(A::load(src), alpha)));
-}
-
-template <ScatterOp Op, typename T, typename I>
-void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
+// IndexPtr: const I* for assign, DynIndex for the reductions.
+template <ScatterOp Op, typename T, typename IndexPtr>
+void scatter_typed(const TensorDesc& self, int64_t dim, IndexPtr ib, const TensorDesc& index, const TensorDesc* src,
                    const void* value, const IndexBounds& bounds) {
   const Plan p = make_plan(index, src, self, dim);
   const int64_t is = p.L.strides[0].back(), srs = p.L.strides[1].back();
@@ -165,9 +176,9 @@ void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index,
       combine<Op>(dst, x);
     }
   };
-  run_rows<T, I>(
-      p, index, src ? src->data : nullptr, self.data, srs, bounds,
-      [&](const I* ip, T* srp, T* sp, int64_t j) {
+  run_rows<T>(
+      p, ib, src ? src->data : nullptr, self.data, srs, bounds,
+      [&](IndexPtr ip, T* srp, T* sp, int64_t j) {
         const int64_t k = bounds.check(static_cast<int64_t>(ip[j * is]), size, dim);
         apply(sp + k * ss, srp ? srp[j * srs] : v);
       },
@@ -177,6 +188,26 @@ void scatter_typed(const TensorDesc& self, int64_t dim, const TensorDesc& index,
         } else {
           for (int64_t t = 0; t < c; ++t) apply(sp + t, v);
         }
+      });
+}
+
+template <typename S>
+void scatter_generic(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index, const TensorDesc* src,
+                     const void* value, const IndexBounds& bounds, StepFn step, bool scaled) {
+  const Plan p = make_plan(index, src, self, dim);
+  const int64_t is = p.L.strides[0].back(), srs = p.L.strides[1].back();
+  const int64_t ss = p.self_dim_stride, size = p.self_dim_size;
+  // kAddScaled: src is required and `value` is alpha; else `value` is the element.
+  const void* arg = scaled ? value : nullptr;
+  const S* v = scaled ? nullptr : static_cast<const S*>(value);
+  run_rows<S>(
+      p, ib, src ? src->data : nullptr, self.data, srs, bounds,
+      [&](DynIndex ip, S* srp, S* sp, int64_t j) {
+        const int64_t k = bounds.check(ip[j * is], size, dim);
+        step(sp + k * ss, srp ? srp + j * srs : v, arg);
+      },
+      [&](const S* srp, S* sp, int64_t c) {
+        for (int64_t t = 0; t < c; ++t) step(sp + t, srp ? srp + t : v, arg);
       });
 }
 
@@ -199,33 +230,96 @@ void check_dims(const TensorDesc& self, int64_t dim, const TensorDesc& index) {
   }
 }
 
-template <typename I>
+// The typed loops: the (op, dtype) pairs that models run (float sums,
+// products, max/min and index_add with alpha; float16/bfloat16 max/min,
+// sums and index_add with alpha (their src sums and products the glue does
+// in float); every op of float64/int64/int32). True when handled. The step
+// loop (int8/int16/uint8/bool/unsigned/complex) costs 5-40x per element of
+// a typed one (an indirect call each).
+template <ScatterOp Op, typename T>
+bool scatter_hot(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index, const TensorDesc* src,
+                 const void* value, const IndexBounds& b) {
+  scatter_typed<Op, T>(self, dim, ib, index, src, value, b);
+  return true;
+}
+
+template <typename T>
+bool scatter_all_ops(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index,
+                     const TensorDesc* src, const void* value, ScatterOp op, const IndexBounds& b) {
+  switch (op) {
+    case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kMul: return scatter_hot<ScatterOp::kMul, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kAddScaled: return scatter_hot<ScatterOp::kAddScaled, T>(self, dim, ib, index, src, value, b);
+    case ScatterOp::kAssign: break;
+  }
+  return false;
+}
+
+bool scatter_fast(const TensorDesc& self, int64_t dim, DynIndex ib, const TensorDesc& index, const TensorDesc* src,
+                  const void* value, ScatterOp op, const IndexBounds& b) {
+  switch (self.dtype) {
+    case DType::kFloat32: return scatter_all_ops<float>(self, dim, ib, index, src, value, op, b);
+    case DType::kBFloat16:
+      switch (op) {
+        case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, BFloat16>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kAddScaled:
+          return scatter_hot<ScatterOp::kAddScaled, BFloat16>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, BFloat16>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, BFloat16>(self, dim, ib, index, src, value, b);
+        default: return false;
+      }
+    case DType::kFloat16:
+      switch (op) {
+        case ScatterOp::kAdd: return scatter_hot<ScatterOp::kAdd, Half>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kAddScaled:
+          return scatter_hot<ScatterOp::kAddScaled, Half>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kMax: return scatter_hot<ScatterOp::kMax, Half>(self, dim, ib, index, src, value, b);
+        case ScatterOp::kMin: return scatter_hot<ScatterOp::kMin, Half>(self, dim, ib, index, src, value, b);
+        default: return false;
+      }
+    case DType::kFloat64: return scatter_all_ops<double>(self, dim, ib, index, src, value, op, b);
+    case DType::kInt64: return scatter_all_ops<int64_t>(self, dim, ib, index, src, value, op, b);
+    case DType::kInt32: return scatter_all_ops<int32_t>(self, dim, ib, index, src, value, op, b);
+    default:
+      return false;
+  }
+}
+
+StepFn step_of(ScatterOp op, DType t) {
+  switch (op) {
+    case ScatterOp::kAdd: return step_for<ScatterOp::kAdd>(t);
+    case ScatterOp::kMul: return step_for<ScatterOp::kMul>(t);
+    case ScatterOp::kMax: return step_for<ScatterOp::kMax>(t);
+    case ScatterOp::kMin: return step_for<ScatterOp::kMin>(t);
+    case ScatterOp::kAddScaled: return step_for<ScatterOp::kAddScaled>(t);
+    case ScatterOp::kAssign: break;
+  }
+  return nullptr;
+}
+
 void scatter_dispatch(const TensorDesc& self, int64_t dim, const TensorDesc& index, const TensorDesc* src,
                       const void* value, ScatterOp op, const IndexBounds& b) {
-  if (op == ScatterOp::kAssign) {
+  const bool is32 = index.dtype == DType::kInt32;
+  if (op == ScatterOp::kAssign) {  // moves bytes: one loop per element size
     visit_element_size(dtype_size(self.dtype), [&](auto tag) {
-      scatter_typed<ScatterOp::kAssign, typename decltype(tag)::type, I>(self, dim, index, src, value, b);
+      using S = typename decltype(tag)::type;
+      if (is32) {
+        scatter_typed<ScatterOp::kAssign, S>(self, dim, static_cast<const int32_t*>(index.data), index, src, value, b);
+      } else {
+        scatter_typed<ScatterOp::kAssign, S>(self, dim, static_cast<const int64_t*>(index.data), index, src, value, b);
+      }
     });
     return;
   }
-  if (self.dtype == DType::kComplex32) {  // index_add's sums (scatter_supports)
-    scatter_typed<ScatterOp::kAdd, Complex<Half>, I>(self, dim, index, src, value, b);
-    return;
-  }
-  visit_dtype(self.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    switch (op) {
-      case ScatterOp::kAdd: return scatter_typed<ScatterOp::kAdd, T, I>(self, dim, index, src, value, b);
-      case ScatterOp::kMul: return scatter_typed<ScatterOp::kMul, T, I>(self, dim, index, src, value, b);
-      case ScatterOp::kMax:
-        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMax, T, I>(self, dim, index, src, value, b);
-        break;
-      case ScatterOp::kMin:
-        if constexpr (!is_complex_v<T>) return scatter_typed<ScatterOp::kMin, T, I>(self, dim, index, src, value, b);
-        break;
-      case ScatterOp::kAddScaled: return scatter_typed<ScatterOp::kAddScaled, T, I>(self, dim, index, src, value, b);
-      case ScatterOp::kAssign: break;
-    }
+  const DynIndex ib{index.data, is32};
+  if (scatter_fast(self, dim, ib, index, src, value, op, b)) return;
+  const StepFn step = step_of(op, self.dtype);
+  if (!step) throw std::invalid_argument(std::string("scatter: reduction not supported for ") + dtype_name(self.dtype));
+  visit_element_size(dtype_size(self.dtype), [&](auto tag) {
+    scatter_generic<typename decltype(tag)::type>(self, dim, ib, index, src, value, b, step,
+                                                  op == ScatterOp::kAddScaled);
   });
 }
 
@@ -271,11 +365,7 @@ void scatter(const TensorDesc& self, int64_t dim, const TensorDesc& index, const
     throw std::invalid_argument(std::string("scatter: reduction not supported for ") + dtype_name(self.dtype));
   }
   if (index.numel() == 0) return;
-  if (index.dtype == DType::kInt32) {
-    scatter_dispatch<int32_t>(self, dim, index, src, value, op, bounds);
-  } else {
-    scatter_dispatch<int64_t>(self, dim, index, src, value, op, bounds);
-  }
+  scatter_dispatch(self, dim, index, src, value, op, bounds);
 }
 
 }  // namespace torch_tpu::kernels

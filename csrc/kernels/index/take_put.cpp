@@ -9,6 +9,7 @@
 #include "kernels/index/arith.h"
 #include "kernels/index/index.h"
 #include "kernels/index/loops.h"
+#include "kernels/index/steps.h"
 #include "kernels/common/loops.h"
 #include "runtime/runtime.h"
 
@@ -38,8 +39,10 @@ struct FlatOffset {
   }
 };
 
-template <typename T, TakePut Mode>
-void take_put_typed(const ElementwiseDesc& d, const TensorDesc& self) {
+// step (put with accumulate of a cold dtype): T is only the element size
+// and step adds.
+template <typename T, TakePut Mode, bool ViaStep = false>
+void take_put_typed(const ElementwiseDesc& d, const TensorDesc& self, StepFn step = nullptr) {
   const DynLayout L = iterator_layout(d);
   const FlatOffset flat{&self, self.numel(), self.is_contiguous()};
   char* data = static_cast<char*>(d.operands[0].data);  // out (take) or source (put)
@@ -55,6 +58,8 @@ void take_put_typed(const ElementwiseDesc& d, const TensorDesc& self) {
           std::memcpy(other, elem, sizeof(T));
         } else if constexpr (Mode == TakePut::kPut) {
           std::memcpy(elem, other, sizeof(T));
+        } else if constexpr (ViaStep) {
+          step(elem, other, nullptr);
         } else {
           T v;
           std::memcpy(&v, other, sizeof(T));
@@ -78,8 +83,12 @@ void take_put(const ElementwiseDesc& d, const TensorDesc& self, TakePut mode) {
   }
   if (d.numel() == 0) return;
   if (mode == TakePut::kPutAccumulate) {
-    visit_dtype(self.dtype, [&](auto tag) {
-      take_put_typed<typename decltype(tag)::type, TakePut::kPutAccumulate>(d, self);
+    // Serial anyway: float typed, the other dtypes add through a step (same
+    // arithmetic) in one loop per element size.
+    if (self.dtype == DType::kFloat32) return take_put_typed<float, TakePut::kPutAccumulate>(d, self);
+    const StepFn step = step_for<ScatterOp::kAdd>(self.dtype);
+    visit_element_size(dtype_size(self.dtype), [&](auto tag) {
+      take_put_typed<typename decltype(tag)::type, TakePut::kPutAccumulate, true>(d, self, step);
     });
     return;
   }

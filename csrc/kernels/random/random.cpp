@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -184,88 +185,175 @@ template <typename T>
 constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                             std::is_same_v<T, BFloat16>;
 
-// The value of element i for distribution `d`, in storage type T.
+// Most distributions compute one value whatever the output dtype and only
+// the store converts it (convert<T>): an int64 (bernoulli, random_(from,
+// to), the full 64-bit range), a double (geometric, exponential,
+// log-normal, Cauchy, and normal into double) or a float (normal into float
+// and narrower: Box-Muller in float). Those values are computed by one loop
+// per stage, shared by every dtype; only uniform and random_() (whose
+// arithmetic depends on T) have a loop per dtype. Same expressions as
+// before, in the same order: the same numbers for a seed.
+enum class Stage : int8_t { kTyped, kInt64, kDouble, kFloat, kInvalid };
+
 template <typename T>
-T draw(const RandomDesc& d, const uint32_t w[4]) {
-  switch (d.dist) {
-    case RandomDist::kUniform: {
-      if constexpr (is_float_v<T>) {
-        constexpr int k = digits<T>();
-        const double u = static_cast<double>(bits64(w[0], w[1]) >> (64 - k)) * std::ldexp(1.0, -k);
-        const double v = d.a + (d.b - d.a) * u;
-        T t = convert<T>(v);
-        // Rounding to T may reach the upper bound, which uniform_ excludes.
-        return static_cast<double>(real_value(t)) >= d.b && d.b > d.a ? convert<T>(d.a) : t;
-      }
-      break;
-    }
-    case RandomDist::kNormal: {
-      if constexpr (std::is_same_v<T, double>) {
-        const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
-        const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
-        return d.a + d.b * r * std::cos(theta);
-      } else if constexpr (is_float_v<T>) {
-        // float math (24-bit uniforms) for float and narrower outputs.
-        return convert<T>(static_cast<float>(d.a) + static_cast<float>(d.b) * normal_f(w[0], w[1]));
-      }
-      break;
-    }
+Stage stage_of(RandomDist dist) {
+  switch (dist) {
     case RandomDist::kBernoulli:
-      return convert<T>(static_cast<int64_t>(u53(w) < d.a ? 1 : 0));
-    case RandomDist::kExponential: {
-      if constexpr (is_float_v<T>) {
-        // U strictly inside (0, 1), so the result is finite and > 0.
-        const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;
-        return convert<T>(-std::log(u) / d.a);
-      }
-      break;
-    }
-    case RandomDist::kLogNormal: {
-      if constexpr (is_float_v<T>) {  // in double, as CPU's at::lognormal_distribution
-        const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
-        const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
-        return convert<T>(std::exp(d.a + d.b * r * std::cos(theta)));
-      }
-      break;
-    }
-    case RandomDist::kCauchy: {
-      if constexpr (is_float_v<T>) {
-        return convert<T>(d.a + d.b * std::tan(M_PI * (u53(w) - 0.5)));
-      }
-      break;
-    }
-    case RandomDist::kGeometric: {
-      // ceil(log(U) / log(1 - p)) with U strictly inside (0, 1): >= 1.
-      const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;  // (0, 1)
-      return convert<T>(std::ceil(std::log(u) / std::log1p(-d.a)));
-    }
-    case RandomDist::kRandomBits: {
-      const uint64_t v64 = bits64(w[0], w[1]);
-      if constexpr (std::is_same_v<T, Bool>) {
-        return Bool{static_cast<uint8_t>(w[0] & 1u)};
-      } else if constexpr (is_float_v<T>) {
-        return convert<T>(static_cast<int64_t>(v64 % ((uint64_t{1} << digits<T>()) + 1)));
-      } else if constexpr (std::is_same_v<T, uint64_t>) {
-        return v64;
-      } else {
-        using L = std::numeric_limits<T>;
-        const uint64_t m = static_cast<uint64_t>(L::max()) + 1;
-        const uint64_t v = sizeof(T) == 8 ? v64 : w[0];
-        return static_cast<T>(v % m);
-      }
-    }
+    case RandomDist::kRandomRange:
+    case RandomDist::kRandomFull64:
+      return Stage::kInt64;
+    case RandomDist::kGeometric:
+      return Stage::kDouble;
+    case RandomDist::kNormal:
+      if constexpr (std::is_same_v<T, double>) return Stage::kDouble;
+      else if constexpr (is_float_v<T>) return Stage::kFloat;
+      else return Stage::kInvalid;
+    case RandomDist::kExponential:
+    case RandomDist::kLogNormal:
+    case RandomDist::kCauchy:
+      return is_float_v<T> ? Stage::kDouble : Stage::kInvalid;
+    case RandomDist::kUniform:
+      return is_float_v<T> ? Stage::kTyped : Stage::kInvalid;
+    case RandomDist::kRandomBits:
+      return Stage::kTyped;
+  }
+  return Stage::kInvalid;
+}
+
+inline int64_t draw_int64(const RandomDesc& d, const uint32_t w[4]) {
+  switch (d.dist) {
+    case RandomDist::kBernoulli:
+      return static_cast<int64_t>(u53(w) < d.a ? 1 : 0);
     case RandomDist::kRandomRange: {
       const uint64_t v = d.range >= (uint64_t{1} << 32) ? bits64(w[0], w[1]) : w[0];
-      return convert<T>(static_cast<int64_t>(v % d.range + static_cast<uint64_t>(d.base)));
+      return static_cast<int64_t>(v % d.range + static_cast<uint64_t>(d.base));
     }
-    case RandomDist::kRandomFull64:
-      return convert<T>(static_cast<int64_t>(bits64(w[0], w[1])));
+    default:  // kRandomFull64
+      return static_cast<int64_t>(bits64(w[0], w[1]));
   }
-  throw std::invalid_argument("random: distribution not defined for this dtype");
+}
+
+inline double draw_double(const RandomDesc& d, const uint32_t w[4]) {
+  switch (d.dist) {
+    case RandomDist::kNormal: {  // into double
+      const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
+      const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
+      return d.a + d.b * r * std::cos(theta);
+    }
+    case RandomDist::kExponential: {
+      // U strictly inside (0, 1), so the result is finite and > 0.
+      const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;
+      return -std::log(u) / d.a;
+    }
+    case RandomDist::kLogNormal: {  // in double, as CPU's at::lognormal_distribution
+      const double r = std::sqrt(-2.0 * std::log(u53_open0(w)));
+      const double theta = 2.0 * M_PI * (static_cast<double>(bits64(w[2], w[3]) >> 11) * 0x1p-53);
+      return std::exp(d.a + d.b * r * std::cos(theta));
+    }
+    case RandomDist::kCauchy:
+      return d.a + d.b * std::tan(M_PI * (u53(w) - 0.5));
+    default: {  // kGeometric: ceil(log(U) / log(1 - p)) with U strictly inside (0, 1): >= 1.
+      const double u = (static_cast<double>(bits64(w[0], w[1]) >> 11) + 0.5) * 0x1p-53;  // (0, 1)
+      return std::ceil(std::log(u) / std::log1p(-d.a));
+    }
+  }
+}
+
+// The value of a kTyped distribution (uniform, random_()) in storage type T.
+template <typename T>
+T draw_typed(const RandomDesc& d, const uint32_t w[4]) {
+  if (d.dist == RandomDist::kUniform) {
+    if constexpr (is_float_v<T>) {
+      constexpr int k = digits<T>();
+      const double u = static_cast<double>(bits64(w[0], w[1]) >> (64 - k)) * std::ldexp(1.0, -k);
+      const double v = d.a + (d.b - d.a) * u;
+      T t = convert<T>(v);
+      // Rounding to T may reach the upper bound, which uniform_ excludes.
+      return static_cast<double>(real_value(t)) >= d.b && d.b > d.a ? convert<T>(d.a) : t;
+    }
+  }
+  // kRandomBits
+  const uint64_t v64 = bits64(w[0], w[1]);
+  if constexpr (std::is_same_v<T, Bool>) {
+    return Bool{static_cast<uint8_t>(w[0] & 1u)};
+  } else if constexpr (is_float_v<T>) {
+    return convert<T>(static_cast<int64_t>(v64 % ((uint64_t{1} << digits<T>()) + 1)));
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    return v64;
+  } else {
+    using L = std::numeric_limits<T>;
+    const uint64_t m = static_cast<uint64_t>(L::max()) + 1;
+    const uint64_t v = sizeof(T) == 8 ? v64 : w[0];
+    return static_cast<T>(v % m);
+  }
+}
+
+// out[0, n) = the stage's values of the elements i0, i0 + 1, ...: 16 blocks
+// at a time through philox16, the rest one by one (the same words).
+template <typename V, typename Draw>
+void generate(const Stream& rng, uint64_t i0, int64_t n, V* out, Draw draw) {
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    uint32_t o[4][kLanes];
+    philox16(rng.k0, rng.k1, rng.base + i0 + static_cast<uint64_t>(k), o);
+    for (int l = 0; l < kLanes; ++l) {
+      const uint32_t w[4] = {o[0][l], o[1][l], o[2][l], o[3][l]};
+      out[k + l] = draw(w);
+    }
+  }
+  for (; k < n; ++k) {
+    uint32_t w[4];
+    rng.words(i0 + static_cast<uint64_t>(k), w);
+    out[k] = draw(w);
+  }
+}
+
+__attribute__((noinline)) void generate_int64(const RandomDesc& d, const Stream& rng, uint64_t i0, int64_t n,
+                                              int64_t* out) {
+  generate(rng, i0, n, out, [&](const uint32_t w[4]) { return draw_int64(d, w); });
+}
+
+__attribute__((noinline)) void generate_double(const RandomDesc& d, const Stream& rng, uint64_t i0, int64_t n,
+                                               double* out) {
+  generate(rng, i0, n, out, [&](const uint32_t w[4]) { return draw_double(d, w); });
+}
+
+// Normal into float and narrower: the lane loop vectorizes normal_f.
+__attribute__((noinline)) void generate_normal_float(const RandomDesc& d, const Stream& rng, uint64_t i0,
+                                                     int64_t n, float* out) {
+  const float mean = static_cast<float>(d.a), sd = static_cast<float>(d.b);
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    uint32_t o[4][kLanes];
+    philox16(rng.k0, rng.k1, rng.base + i0 + static_cast<uint64_t>(k), o);
+    for (int l = 0; l < kLanes; ++l) out[k + l] = mean + sd * normal_f(o[0][l], o[1][l]);
+  }
+  for (; k < n; ++k) {
+    uint32_t w[4];
+    rng.words(i0 + static_cast<uint64_t>(k), w);
+    out[k] = static_cast<float>(d.a) + static_cast<float>(d.b) * normal_f(w[0], w[1]);
+  }
+}
+
+// p[k * stride] = convert<T>(v[k]); straight into p when V is T and dense.
+template <typename T, typename V, typename Gen>
+void store_stage(T* p, int64_t stride, int64_t n, Gen gen) {
+  if constexpr (std::is_same_v<T, V>) {
+    if (stride == 1) return gen(p, n);
+  }
+  constexpr int64_t kChunk = 256;
+  V buf[kChunk];
+  for (int64_t k = 0; k < n; k += kChunk) {
+    const int64_t m = std::min(kChunk, n - k);
+    gen(buf, m, k);
+    for (int64_t j = 0; j < m; ++j) p[(k + j) * stride] = convert<T>(buf[j]);
+  }
 }
 
 template <typename T>
 void random_typed(const RandomDesc& d) {
+  const Stage stage = stage_of<T>(d.dist);
+  if (stage == Stage::kInvalid) throw std::invalid_argument("random: distribution not defined for this dtype");
   TensorDesc o = d.out;
   coalesce_dims({&o});
   Layout<1> L;
@@ -278,33 +366,40 @@ void random_typed(const RandomDesc& d) {
     for_each_row(L, begin, end, [&](const std::array<int64_t, 1>& off, int64_t n) {
       const int64_t stride = L.strides[0].back();
       T* p = base + off[0];
+      const uint64_t i0 = static_cast<uint64_t>(i);
+      i += n;
+      // gen(out, m[, k]): the values of elements i0 + k ... into out.
+      switch (stage) {
+        case Stage::kInt64:
+          return store_stage<T, int64_t>(p, stride, n, [&](int64_t* out, int64_t m, int64_t k = 0) {
+            generate_int64(d, rng, i0 + static_cast<uint64_t>(k), m, out);
+          });
+        case Stage::kDouble:
+          return store_stage<T, double>(p, stride, n, [&](double* out, int64_t m, int64_t k = 0) {
+            generate_double(d, rng, i0 + static_cast<uint64_t>(k), m, out);
+          });
+        case Stage::kFloat:
+          return store_stage<T, float>(p, stride, n, [&](float* out, int64_t m, int64_t k = 0) {
+            generate_normal_float(d, rng, i0 + static_cast<uint64_t>(k), m, out);
+          });
+        default:
+          break;
+      }
       int64_t k = 0;
-      if constexpr (is_float_v<T> && !std::is_same_v<T, double>) {
-        if (stride == 1 && d.dist == RandomDist::kNormal) {  // the lane loop without draw()'s switch
-          const float mean = static_cast<float>(d.a), sd = static_cast<float>(d.b);
-          for (; k + kLanes <= n; k += kLanes, i += kLanes) {
-            uint32_t o[4][kLanes];
-            philox16(rng.k0, rng.k1, rng.base + static_cast<uint64_t>(i), o);
-            float z[kLanes];
-            for (int l = 0; l < kLanes; ++l) z[l] = mean + sd * normal_f(o[0][l], o[1][l]);
-            for (int l = 0; l < kLanes; ++l) p[k + l] = convert<T>(z[l]);
-          }
-        }
-      }
       if (stride == 1) {
-        for (; k + kLanes <= n; k += kLanes, i += kLanes) {
-          uint32_t o[4][kLanes];
-          philox16(rng.k0, rng.k1, rng.base + static_cast<uint64_t>(i), o);
+        for (; k + kLanes <= n; k += kLanes) {
+          uint32_t w16[4][kLanes];
+          philox16(rng.k0, rng.k1, rng.base + i0 + static_cast<uint64_t>(k), w16);
           for (int l = 0; l < kLanes; ++l) {
-            const uint32_t w[4] = {o[0][l], o[1][l], o[2][l], o[3][l]};
-            p[k + l] = draw<T>(d, w);
+            const uint32_t w[4] = {w16[0][l], w16[1][l], w16[2][l], w16[3][l]};
+            p[k + l] = draw_typed<T>(d, w);
           }
         }
       }
-      for (; k < n; ++k, ++i) {
+      for (; k < n; ++k) {
         uint32_t w[4];
-        rng.words(static_cast<uint64_t>(i), w);
-        p[k * stride] = draw<T>(d, w);
+        rng.words(i0 + static_cast<uint64_t>(k), w);
+        p[k * stride] = draw_typed<T>(d, w);
       }
     });
   });
@@ -344,15 +439,59 @@ void TORCH_TPU_ISA_ENTRY(bernoulli_tensor)(const TensorDesc& out, const TensorDe
   L.sizes = o.sizes;
   L.strides = {o.strides, q.strides};
   const Stream rng(state);
+  // The output is 0 or 1 in out's dtype: its two element values, stored as
+  // bits (one loop per element size, not per dtype pair); p is read as a
+  // double through a switch on its (float) dtype.
+  alignas(16) unsigned char zero[16] = {}, one[16] = {};
   visit_dtype(out.dtype, [&](auto otag) {
     using T = typename decltype(otag)::type;
-    visit_dtype(p.dtype, [&](auto ptag) {
-      using P = typename decltype(ptag)::type;
-      if constexpr (is_complex_v<T> || !is_float_v<P>) {
-        throw std::invalid_argument("bernoulli: unsupported dtypes");
-      } else {
+    if constexpr (is_complex_v<T>) {
+      throw std::invalid_argument("bernoulli: unsupported dtypes");
+    } else {
+      const T z = convert<T>(static_cast<int64_t>(0)), u = convert<T>(static_cast<int64_t>(1));
+      std::memcpy(zero, &z, sizeof(T));
+      std::memcpy(one, &u, sizeof(T));
+    }
+  });
+  const DType pt = p.dtype;
+  if (pt != DType::kFloat16 && pt != DType::kBFloat16 && pt != DType::kFloat32 && pt != DType::kFloat64) {
+    throw std::invalid_argument("bernoulli: unsupported dtypes");
+  }
+  const void* pb = q.data;
+  // p[j * sp], j < m, as double into prob (one plain loop per p dtype).
+  auto load_probs = [pt, pb](int64_t off, int64_t sp, int64_t m, double* prob) {
+    switch (pt) {
+      case DType::kFloat16: {
+        const Half* x = static_cast<const Half*>(pb) + off;
+        for (int64_t j = 0; j < m; ++j) prob[j] = static_cast<double>(real_value(x[j * sp]));
+        break;
+      }
+      case DType::kBFloat16: {
+        const BFloat16* x = static_cast<const BFloat16*>(pb) + off;
+        for (int64_t j = 0; j < m; ++j) prob[j] = static_cast<double>(real_value(x[j * sp]));
+        break;
+      }
+      case DType::kFloat32: {
+        const float* x = static_cast<const float*>(pb) + off;
+        for (int64_t j = 0; j < m; ++j) prob[j] = static_cast<double>(x[j * sp]);
+        break;
+      }
+      default: {
+        const double* x = static_cast<const double*>(pb) + off;
+        for (int64_t j = 0; j < m; ++j) prob[j] = x[j * sp];
+        break;
+      }
+    }
+  };
+  // out and p of one floating dtype (torch.bernoulli(p)): the typed loop,
+  // which the compiler vectorizes whole (philox included).
+  if (out.dtype == pt) {
+    bool done = false;
+    visit_dtype(pt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (is_float_v<T>) {
         T* ob = static_cast<T*>(o.data);
-        const P* pb = static_cast<const P*>(q.data);
+        const T* pb = static_cast<const T*>(q.data);
         runtime::parallel_for(0, L.numel(), 16384, [&](int64_t begin, int64_t end) {
           int64_t i = begin;
           for_each_row(L, begin, end, [&](const std::array<int64_t, 2>& off, int64_t n) {
@@ -365,7 +504,34 @@ void TORCH_TPU_ISA_ENTRY(bernoulli_tensor)(const TensorDesc& out, const TensorDe
             }
           });
         });
+        done = true;
       }
+    });
+    if (done) return;
+  }
+  visit_element_size(dtype_size(out.dtype), [&](auto stag) {
+    using S = typename decltype(stag)::type;
+    S s0, s1;
+    std::memcpy(&s0, zero, sizeof(S));
+    std::memcpy(&s1, one, sizeof(S));
+    S* ob = static_cast<S*>(o.data);
+    runtime::parallel_for(0, L.numel(), 16384, [&](int64_t begin, int64_t end) {
+      int64_t i = begin;
+      for_each_row(L, begin, end, [&](const std::array<int64_t, 2>& off, int64_t n) {
+        const int64_t so = L.strides[0].back(), sp = L.strides[1].back();
+        constexpr int64_t kChunk = 256;
+        double prob[kChunk];
+        for (int64_t k0 = 0; k0 < n; k0 += kChunk) {
+          const int64_t m = std::min(kChunk, n - k0);
+          load_probs(off[1] + k0 * sp, sp, m, prob);
+          S* op = ob + off[0] + k0 * so;
+          for (int64_t k = 0; k < m; ++k, ++i) {
+            uint32_t w[4];
+            rng.words(static_cast<uint64_t>(i), w);
+            op[k * so] = u53(w) < prob[k] ? s1 : s0;
+          }
+        }
+      });
     });
   });
 }

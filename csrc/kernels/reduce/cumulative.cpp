@@ -1,5 +1,11 @@
 // cummax / cummin / logcumsumexp (cumulative.h).
+//
+// Build time (issue 48): cummax and cummin share one loop per dtype (cummin
+// is cummax of the values with their order reversed, see CumKey); bool and
+// the integers share one per element size (ops.h IntBits). The elements
+// themselves are copied, so the values are the same.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -12,6 +18,7 @@
 #include "kernels/common/dtype_dispatch.h"
 #include "kernels/reduce/cumulative.h"
 #include "kernels/reduce/layout.h"
+#include "kernels/reduce/ops.h"
 #include "runtime/runtime.h"
 
 namespace torch_tpu::kernels {
@@ -56,20 +63,39 @@ bool cum_isnan(K x) {
   }
 }
 
-template <typename T, bool kMax>
-void cum_extreme_typed(const TensorDesc& values, const TensorDesc& indices, const TensorDesc& in, int64_t dim) {
+// The value an element is compared by: its real value, with the sign bit
+// flipped for cummin (the order reversed, NaN still NaN); for IntBits the
+// widened integer, inverted for cummin (~k = -k - 1).
+template <typename T>
+struct CumKey {
+  using V = decltype(real_value(T{}));
+  using B = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+  B sign;
+  CumKey(bool rev, red::IntWiden) : sign(rev ? B{1} << (8 * sizeof(B) - 1) : B{0}) {}
+  V operator()(T x) const { return std::bit_cast<V>(static_cast<B>(std::bit_cast<B>(real_value(x)) ^ sign)); }
+};
+template <typename U>
+struct CumKey<red::IntBits<U>> {
+  red::IntWiden widen;
+  uint64_t rev;
+  CumKey(bool r, red::IntWiden w) : widen(w), rev(r ? ~uint64_t{0} : 0) {}
+  int64_t operator()(red::IntBits<U> x) const { return static_cast<int64_t>(widen(x.bits) ^ rev); }
+};
+
+template <typename T>
+void cum_extreme_typed(const TensorDesc& values, const TensorDesc& indices, const TensorDesc& in, int64_t dim,
+                       CumKey<T> key) {
   const TensorDesc* const descs[3] = {&values, &indices, &in};
   const int64_t elem[3] = {sizeof(T), sizeof(int64_t), sizeof(T)};
-  for_each_line(descs, elem, dim, [](char* const* p, const int64_t* step, int64_t len) {
+  for_each_line(descs, elem, dim, [key](char* const* p, const int64_t* step, int64_t len) {
     T out;
     std::memcpy(&out, p[2], sizeof(T));
     int64_t idx = 0;
     for (int64_t i = 0; i < len; ++i) {
       T cur;
       std::memcpy(&cur, p[2] + i * step[2], sizeof(T));
-      const auto c = real_value(cur), o = real_value(out);
-      const bool better = kMax ? c >= o : c <= o;
-      if (cum_isnan(c) || (!cum_isnan(o) && better)) {
+      const auto c = key(cur), o = key(out);
+      if (cum_isnan(c) || (!cum_isnan(o) && c >= o)) {
         out = cur;
         idx = i;
       }
@@ -173,13 +199,18 @@ void cum_extreme(CumExtreme op, const TensorDesc& values, const TensorDesc& indi
       values.sizes != in.sizes || indices.sizes != in.sizes || dim < 0 || dim >= in.dim()) {
     throw std::invalid_argument("torch_tpu kernels: cummax/cummin: malformed descriptor");
   }
-  visit_dtype(in.dtype, [&](auto tag) {
+  const bool rev = op == CumExtreme::kMin;
+  auto run = [&](auto tag, red::IntWiden w) {
     using T = typename decltype(tag)::type;
-    if constexpr (!is_complex_v<T>) {
-      op == CumExtreme::kMax ? cum_extreme_typed<T, true>(values, indices, in, dim)
-                             : cum_extreme_typed<T, false>(values, indices, in, dim);
-    }
-  });
+    cum_extreme_typed<T>(values, indices, in, dim, CumKey<T>(rev, w));
+  };
+  if (red::visit_int_bits(in.dtype, run)) return;
+  switch (in.dtype) {
+    case DType::kFloat16: return run(TypeTag<Half>{}, {});
+    case DType::kBFloat16: return run(TypeTag<BFloat16>{}, {});
+    case DType::kFloat32: return run(TypeTag<float>{}, {});
+    default: return run(TypeTag<double>{}, {});
+  }
 }
 
 bool logcumsumexp_supports(DType t) {

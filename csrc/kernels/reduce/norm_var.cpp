@@ -6,6 +6,10 @@
 // with NaN propagating; then sqrt, or ^(1/p).
 // var/std: Welford in double, lanes and halves combined with Chan's
 // formula; var = m2 / max(0, n - correction), as CPU's WelfordOps.
+//
+// Build time (issue 48): p = -inf shares p = inf's loop, as the max of
+// -|x| (the sign bit flipped, undone on store: the same element wins).
+#include <bit>
 #include <stdexcept>
 
 #include "kernels/elementwise/math.h"
@@ -16,7 +20,8 @@ namespace torch_tpu::kernels::red {
 
 namespace {
 
-enum class NormKind { kTwo, kOne, kZero, kInf, kNegInf, kP };
+// kMax: max |x| (p = inf), or with `rev` max -|x| (p = -inf).
+enum class NormKind { kTwo, kOne, kZero, kMax, kP };
 
 template <typename T>
 struct NormAccOf {
@@ -31,13 +36,17 @@ template <typename T, NormKind K>
 struct NormOp {
   using In = T;
   using Acc = typename NormAccOf<T>::type;
-  static constexpr bool kPairwise = K != NormKind::kInf && K != NormKind::kNegInf;
+  using Bits = std::conditional_t<sizeof(Acc) == 4, uint32_t, uint64_t>;
+  static constexpr bool kPairwise = K != NormKind::kMax;
   static constexpr int kLanes = lanes_for<Acc>();
   DType out_t;
   Acc p;
+  Bits sign = 0;  // kMax: the sign bit for p = -inf, else 0
 
+  Acc flip(Acc v) const { return std::bit_cast<Acc>(static_cast<Bits>(std::bit_cast<Bits>(v) ^ sign)); }
   Acc identity() const {
-    return K == NormKind::kNegInf ? std::numeric_limits<Acc>::infinity() : Acc(0);
+    // p = -inf starts from inf, flipped
+    return K == NormKind::kMax && sign != 0 ? -std::numeric_limits<Acc>::infinity() : Acc(0);
   }
   Acc load(T x, int64_t) const {
     Acc v;
@@ -49,11 +58,12 @@ struct NormOp {
     if constexpr (K == NormKind::kTwo) return v * v;
     if constexpr (K == NormKind::kZero) return v != 0 ? Acc(1) : Acc(0);
     if constexpr (K == NormKind::kP) return std::pow(v, p);
+    if constexpr (K == NormKind::kMax) return flip(v);
     return v;
   }
   Acc combine(Acc a, Acc b) const {
-    if constexpr (K == NormKind::kInf || K == NormKind::kNegInf) {
-      const Acc better = (K == NormKind::kInf ? b > a : b < a) ? b : a;
+    if constexpr (K == NormKind::kMax) {
+      const Acc better = b > a ? b : a;
       return b != b ? b : better;  // a NaN in a survives the comparison
     } else {
       return a + b;
@@ -62,14 +72,16 @@ struct NormOp {
   void store(char* const* out, Acc a, int64_t) const {
     if constexpr (K == NormKind::kTwo) a = std::sqrt(a);
     if constexpr (K == NormKind::kP) a = std::pow(a, Acc(1) / p);
+    if constexpr (K == NormKind::kMax) a = flip(a);
     write_value(out[0], out_t, a);
   }
 };
 
 template <typename T, NormKind K>
-void run_norm(const ReduceDesc& d, const Layout& L) {
-  using Acc = typename NormAccOf<T>::type;
-  run_reduction(NormOp<T, K>{d.outputs[0].dtype, static_cast<Acc>(d.p)}, d, L);
+void run_norm(const ReduceDesc& d, const Layout& L, bool rev = false) {
+  using Op = NormOp<T, K>;
+  const typename Op::Bits sign = rev ? typename Op::Bits{1} << (8 * sizeof(typename Op::Bits) - 1) : 0;
+  run_reduction(Op{d.outputs[0].dtype, static_cast<typename Op::Acc>(d.p), sign}, d, L);
 }
 
 struct Welford {
@@ -121,10 +133,8 @@ void reduce_norm_family(const ReduceDesc& d, const Layout& L) {
         run_norm<T, NormKind::kOne>(d, L);
       } else if (p == 0) {
         run_norm<T, NormKind::kZero>(d, L);
-      } else if (std::isinf(p) && p > 0) {
-        run_norm<T, NormKind::kInf>(d, L);
       } else if (std::isinf(p)) {
-        run_norm<T, NormKind::kNegInf>(d, L);
+        run_norm<T, NormKind::kMax>(d, L, /*rev=*/p < 0);
       } else {
         run_norm<T, NormKind::kP>(d, L);
       }

@@ -2,6 +2,7 @@
 // contract) and the per-family entry points. Private to the kernel library.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -58,6 +59,52 @@ inline void write_value(char* p, DType t, V v) {
     const O o = convert<O>(v);
     std::memcpy(p, &o, sizeof(O));
   });
+}
+
+// ---- integers and bool through one loop per element size (issue 48) -----
+// Their reductions and scans (sum, prod, xor, max/min and their indices,
+// cumsum/cumprod, cummax/cummin) are exact, so an element can be read as its
+// bits U widened to 64 bits, and the loops compiled per size, not per dtype,
+// with the same results.
+template <typename U>
+struct IntBits {
+  U bits;
+};
+
+struct IntWiden {
+  uint64_t sign = 0;            // the dtype's sign bit (0: unsigned, bool)
+  uint64_t cap = ~uint64_t{0};  // 1 for bool: any nonzero byte is true
+  bool is_u64 = false;          // results are written as uint64
+  // Zero-extends, caps, then sign-extends: (v ^ s) - s. The identity for
+  // 8-byte elements, so int64 loops stay plain.
+  template <typename U>
+  uint64_t operator()(U x) const {
+    if constexpr (sizeof(U) == 8) {
+      return x;
+    } else {
+      const uint64_t v = sizeof(U) == 1 ? std::min<uint64_t>(x, cap) : uint64_t{x};  // only bool caps
+      return (v ^ sign) - sign;
+    }
+  }
+};
+
+// Calls f(TypeTag<IntBits<U>>{}, widen) for bool and the integer dtypes and
+// returns true; false for the others.
+template <typename F>
+bool visit_int_bits(DType t, F&& f) {
+  IntWiden w;
+  switch (t) {
+    case DType::kBool: w.cap = 1; [[fallthrough]];
+    case DType::kUInt8: f(TypeTag<IntBits<uint8_t>>{}, w); return true;
+    case DType::kInt8: w.sign = 0x80; f(TypeTag<IntBits<uint8_t>>{}, w); return true;
+    case DType::kUInt16: f(TypeTag<IntBits<uint16_t>>{}, w); return true;
+    case DType::kInt16: w.sign = 0x8000; f(TypeTag<IntBits<uint16_t>>{}, w); return true;
+    case DType::kUInt32: f(TypeTag<IntBits<uint32_t>>{}, w); return true;
+    case DType::kInt32: w.sign = 0x80000000u; f(TypeTag<IntBits<uint32_t>>{}, w); return true;
+    case DType::kUInt64: w.is_u64 = true; [[fallthrough]];
+    case DType::kInt64: f(TypeTag<IntBits<uint64_t>>{}, w); return true;
+    default: return false;
+  }
 }
 
 // Family entry points (reduce.cpp dispatches on ReduceOp).

@@ -2,6 +2,11 @@
 // sequentially in CPU's accumulation type (at::acc_type on CPU: double for
 // float32/float64, float for float16/bfloat16, int64 for integers); lines
 // are split over the device's cores.
+//
+// Build time (issue 48): bool and the integers scan in 64 bits in one loop
+// per element size (ops.h IntBits); the sums and products wrap modulo 2^64,
+// and the result is stored truncated to the element (a bool: nonzero), as
+// convert() from int64 does.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -26,10 +31,15 @@ template <> struct ScanAccOf<float> { using type = double; };
 template <> struct ScanAccOf<double> { using type = double; };
 template <> struct ScanAccOf<Complex<float>> { using type = Complex<double>; };
 template <> struct ScanAccOf<Complex<double>> { using type = Complex<double>; };
-template <> struct ScanAccOf<uint64_t> { using type = uint64_t; };
+template <typename U> struct ScanAccOf<red::IntBits<U>> { using type = uint64_t; };
+
+template <typename T>
+inline constexpr bool is_int_bits_v = false;
+template <typename U>
+inline constexpr bool is_int_bits_v<red::IntBits<U>> = true;
 
 template <typename T, bool kProd>
-void scan_typed(const TensorDesc& out, const TensorDesc& in, int64_t dim) {
+void scan_typed(const TensorDesc& out, const TensorDesc& in, int64_t dim, red::IntWiden widen = {}) {
   using A = typename ScanAccOf<T>::type;
   const int64_t nd = in.dim();
   const int64_t len = in.sizes[dim];
@@ -61,7 +71,14 @@ void scan_typed(const TensorDesc& out, const TensorDesc& in, int64_t dim) {
       for (int64_t i = 0; i < len; ++i) {
         T x;
         std::memcpy(&x, ip + i * ls_in, sizeof(T));
-        if constexpr (is_complex_v<A>) {
+        if constexpr (is_int_bits_v<T>) {
+          const A v = widen(x.bits);
+          acc = kProd ? acc * v : acc + v;
+          using U = decltype(x.bits);
+          const U o = widen.cap == 1 ? U(acc != 0) : static_cast<U>(acc);
+          std::memcpy(op + i * ls_out, &o, sizeof(U));
+          continue;
+        } else if constexpr (is_complex_v<A>) {
           const A v{x.re, x.im};
           acc = kProd ? ew::complex_mul(acc, v) : A{acc.re + v.re, acc.im + v.im};
         } else {
@@ -83,14 +100,25 @@ void scan(ScanOp op, const TensorDesc& out, const TensorDesc& in, int64_t dim) {
   if (in.dtype != out.dtype || in.sizes != out.sizes || dim < 0 || dim >= in.dim()) {
     throw std::invalid_argument("torch_tpu kernels: scan: malformed descriptor");
   }
-  visit_dtype(in.dtype, [&](auto tag) {
+  auto run = [&](auto tag, red::IntWiden w) {
     using T = typename decltype(tag)::type;
     if (op == ScanOp::kCumProd) {
-      scan_typed<T, true>(out, in, dim);
+      scan_typed<T, true>(out, in, dim, w);
     } else {
-      scan_typed<T, false>(out, in, dim);
+      scan_typed<T, false>(out, in, dim, w);
     }
-  });
+  };
+  if (red::visit_int_bits(in.dtype, run)) return;
+  switch (in.dtype) {
+    case DType::kFloat16: return run(TypeTag<Half>{}, {});
+    case DType::kBFloat16: return run(TypeTag<BFloat16>{}, {});
+    case DType::kFloat32: return run(TypeTag<float>{}, {});
+    case DType::kFloat64: return run(TypeTag<double>{}, {});
+    case DType::kComplex64: return run(TypeTag<Complex<float>>{}, {});
+    case DType::kComplex128: return run(TypeTag<Complex<double>>{}, {});
+    default: break;
+  }
+  throw std::invalid_argument("torch_tpu kernels: scan: unsupported dtype");
 }
 
 }  // namespace torch_tpu::kernels

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -45,6 +47,50 @@ const SelectKey<T>* select_keys(const T* row, int64_t n, std::vector<SelectKey<T
   }
 }
 
+// The comparators and std algorithm calls depend on the key type only
+// (float16/bfloat16/float share float's), so they are written as
+// functions of K: named comparators, instantiated once per key type.
+template <typename K>
+struct IndexLess {  // (value, index)
+  const K* ip;
+  bool operator()(int64_t i, int64_t j) const { return ip[i] < ip[j] || (ip[i] == ip[j] && i < j); }
+};
+template <typename K>
+struct IndexLessNanLast {  // (value, index), NaN largest
+  const K* ip;
+  bool operator()(int64_t i, int64_t j) const {
+    return ip[i] < ip[j] || (ip[i] == ip[j] && i < j) || (select_isnan(ip[j]) && !select_isnan(ip[i]));
+  }
+};
+template <typename K>
+struct NanLast {
+  bool operator()(K a, K b) const { return a < b || (select_isnan(b) && !select_isnan(a)); }
+};
+template <typename K>
+struct PairFirstLess {
+  bool operator()(const std::pair<K, int64_t>& a, const std::pair<K, int64_t>& b) const { return a.first < b.first; }
+};
+
+// The position of the median of the row's keys ip[0, n).
+template <typename K>
+int64_t median_position(const K* ip, int64_t n, std::vector<int64_t>& idx, bool ignore_nan) {
+  if (!ignore_nan) {  // median: a row holding NaN answers its first NaN
+    const K* nanp = std::find_if(ip, ip + n, select_isnan<K>);
+    if (nanp != ip + n) return nanp - ip;
+  }
+  std::iota(idx.begin(), idx.end(), int64_t{0});
+  auto nth = idx.begin();
+  if (!ignore_nan) {
+    nth += (n - 1) / 2;
+    std::nth_element(idx.begin(), nth, idx.end(), IndexLess<K>{ip});
+  } else {
+    const int64_t num_nan = std::count_if(ip, ip + n, select_isnan<K>);
+    nth += (n - num_nan - 1) / 2;  // 0 for an all-NaN row (C++ truncates -1/2)
+    std::nth_element(idx.begin(), nth, idx.end(), IndexLessNanLast<K>{ip});
+  }
+  return *nth;
+}
+
 template <typename T>
 void median_rows_typed(const T* src, T* values, int64_t* indices, int64_t rows, int64_t n, bool ignore_nan) {
   using K = SelectKey<T>;
@@ -53,32 +99,28 @@ void median_rows_typed(const T* src, T* values, int64_t* indices, int64_t rows, 
     std::vector<int64_t> idx(n);
     for (int64_t r = b; r < e; ++r) {
       const T* row = src + r * n;
-      const K* ip = select_keys(row, n, buf);
-      if (!ignore_nan) {  // median: a row holding NaN answers its first NaN
-        const K* nanp = std::find_if(ip, ip + n, select_isnan<K>);
-        if (nanp != ip + n) {
-          values[r] = row[nanp - ip];
-          indices[r] = nanp - ip;
-          continue;
-        }
-      }
-      std::iota(idx.begin(), idx.end(), int64_t{0});
-      auto nth = idx.begin();
-      if (!ignore_nan) {
-        nth += (n - 1) / 2;
-        std::nth_element(idx.begin(), nth, idx.end(),
-                         [ip](int64_t i, int64_t j) { return ip[i] < ip[j] || (ip[i] == ip[j] && i < j); });
-      } else {
-        const int64_t num_nan = std::count_if(ip, ip + n, select_isnan<K>);
-        nth += (n - num_nan - 1) / 2;  // 0 for an all-NaN row (C++ truncates -1/2)
-        std::nth_element(idx.begin(), nth, idx.end(), [ip](int64_t i, int64_t j) {
-          return ip[i] < ip[j] || (ip[i] == ip[j] && i < j) || (select_isnan(ip[j]) && !select_isnan(ip[i]));
-        });
-      }
-      values[r] = row[*nth];
-      indices[r] = *nth;
+      const int64_t pos = median_position(select_keys(row, n, buf), n, idx, ignore_nan);
+      values[r] = row[pos];
+      indices[r] = pos;
     }
   });
+}
+
+// The median key of keys[0, n) (reordered), or nullptr when NaN answers.
+template <typename K>
+const K* median_key(K* keys, int64_t n, bool ignore_nan) {
+  K* last = keys + n;
+  if (!ignore_nan && std::any_of(keys, last, select_isnan<K>)) return nullptr;
+  K* median = keys;
+  if (!ignore_nan) {
+    median += (n - 1) / 2;
+    std::nth_element(keys, median, last);
+  } else {
+    const int64_t num_nan = std::count_if(keys, last, select_isnan<K>);
+    median += (n - num_nan - 1) / 2;
+    std::nth_element(keys, median, last, NanLast<K>());
+  }
+  return median;
 }
 
 template <typename T>
@@ -93,22 +135,9 @@ void median_all_typed(T* first, int64_t n, T* out, bool ignore_nan) {
     for (int64_t j = 0; j < n; ++j) buf[j] = real_value(first[j]);
     keys = buf.data();
   }
-  K* last = keys + n;
-  if (!ignore_nan && std::any_of(keys, last, select_isnan<K>)) {
-    *out = convert<T>(std::numeric_limits<float>::quiet_NaN());
-    return;
-  }
-  K* median = keys;
-  if (!ignore_nan) {
-    median += (n - 1) / 2;
-    std::nth_element(keys, median, last);
-  } else {
-    const int64_t num_nan = std::count_if(keys, last, select_isnan<K>);
-    median += (n - num_nan - 1) / 2;
-    std::nth_element(keys, median, last,
-                     [](K a, K b) { return a < b || (select_isnan(b) && !select_isnan(a)); });
-  }
-  *out = convert<T>(*median);  // exact: a key holds its element's value
+  const K* median = median_key(keys, n, ignore_nan);
+  // exact: a key holds its element's value
+  *out = median ? convert<T>(*median) : convert<T>(std::numeric_limits<float>::quiet_NaN());
 }
 
 // CPU's quickselect for kthvalue (Sedgewick's partitioning with a
@@ -163,6 +192,26 @@ void kthvalue_rows_typed(const T* src, T* values, int64_t* indices, int64_t rows
   });
 }
 
+// The position CPU's mode picks from the row's (key, index) pairs (sorted here).
+template <typename K>
+int64_t mode_position(std::vector<std::pair<K, int64_t>>& elements) {
+  const int64_t n = static_cast<int64_t>(elements.size());
+  // By value only, unstable: CPU's call, so ties land where CPU's do.
+  std::sort(elements.begin(), elements.end(), PairFirstLess<K>());
+  int64_t modei = 0, run = 0, best = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    ++run;
+    if (j == n - 1 || elements[j].first != elements[j + 1].first) {
+      if (run > best) {
+        modei = elements[j].second;
+        best = run;
+      }
+      run = 0;
+    }
+  }
+  return modei;
+}
+
 template <typename T>
 void mode_rows_typed(const T* src, T* values, int64_t* indices, int64_t rows, int64_t n) {
   using K = SelectKey<T>;
@@ -171,19 +220,7 @@ void mode_rows_typed(const T* src, T* values, int64_t* indices, int64_t rows, in
     for (int64_t r = b; r < e; ++r) {
       const T* row = src + r * n;
       for (int64_t j = 0; j < n; ++j) elements[j] = {real_value(row[j]), j};
-      // By value only, unstable: CPU's call, so ties land where CPU's do.
-      std::sort(elements.begin(), elements.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      int64_t modei = 0, run = 0, best = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        ++run;
-        if (j == n - 1 || elements[j].first != elements[j + 1].first) {
-          if (run > best) {
-            modei = elements[j].second;
-            best = run;
-          }
-          run = 0;
-        }
-      }
+      const int64_t modei = mode_position(elements);
       values[r] = row[modei];
       indices[r] = modei;
     }
@@ -192,16 +229,24 @@ void mode_rows_typed(const T* src, T* values, int64_t* indices, int64_t rows, in
 
 bool is_unsigned_wide(DType t) { return t == DType::kUInt16 || t == DType::kUInt32 || t == DType::kUInt64; }
 
+// Instantiates the kernels for the dtypes select_supports (and, for mode,
+// bool) only; the glue checks support before it launches.
 template <typename F>
-void visit_ordered(DType t, const char* name, F&& f) {
-  visit_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_complex_v<T>) {
-      throw std::invalid_argument(std::string(name) + ": complex tensors have no order");
-    } else {
-      f(tag);
-    }
-  });
+void visit_ordered(DType t, const char* name, F&& f, bool with_bool = false) {
+  if (t == DType::kBool && with_bool) return f(TypeTag<Bool>{});
+  switch (t) {
+    case DType::kUInt8: return f(TypeTag<uint8_t>{});
+    case DType::kInt8: return f(TypeTag<int8_t>{});
+    case DType::kInt16: return f(TypeTag<int16_t>{});
+    case DType::kInt32: return f(TypeTag<int32_t>{});
+    case DType::kInt64: return f(TypeTag<int64_t>{});
+    case DType::kFloat16: return f(TypeTag<Half>{});
+    case DType::kBFloat16: return f(TypeTag<BFloat16>{});
+    case DType::kFloat32: return f(TypeTag<float>{});
+    case DType::kFloat64: return f(TypeTag<double>{});
+    default: break;
+  }
+  throw std::invalid_argument(std::string(name) + ": unsupported dtype " + dtype_name(t));
 }
 
 }  // namespace
@@ -236,10 +281,13 @@ void kthvalue_rows(DType t, const void* src, void* values, int64_t* indices, int
 }
 
 void mode_rows(DType t, const void* src, void* values, int64_t* indices, int64_t rows, int64_t n) {
-  visit_ordered(t, "mode", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    mode_rows_typed(static_cast<const T*>(src), static_cast<T*>(values), indices, rows, n);
-  });
+  visit_ordered(
+      t, "mode",
+      [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        mode_rows_typed(static_cast<const T*>(src), static_cast<T*>(values), indices, rows, n);
+      },
+      /*with_bool=*/true);
 }
 
 }  // namespace torch_tpu::kernels

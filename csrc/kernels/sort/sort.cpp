@@ -1,12 +1,21 @@
-// Row sorting (sort.h). Each row becomes (key, index) pairs, the key the
-// element's value in a type that orders it as CPU compares it (float for
-// float16/bfloat16, the type itself otherwise); the sorted indices then
-// gather the row's original elements. CPU's sort with stable=false hands
-// float/double/int32/int64 to x86-simd-sort, whose order among ties is its
-// own; this one sorts those stably (std::sort for the other dtypes, as CPU).
+// Row sorting (sort.h). Each row becomes (key, index) pairs, then the sorted
+// indices gather the row's original elements. CPU's sort with stable=false
+// hands float/double/int32/int64 to x86-simd-sort, whose order among ties is
+// its own; this one sorts those stably (std::sort for the other dtypes, as
+// CPU).
+//
+// The key is one unsigned 64-bit integer for every dtype (order_key): its
+// order is the order CPU's comparators (SortingKernel.cpp, TopKImpl.h) give
+// the element values (float16/bfloat16 compared as float, NaN above
+// everything and all NaNs equivalent, -0.0 equivalent to +0.0). Every
+// comparison the std algorithms make therefore answers as CPU's comparator
+// on the values would, so they produce the same permutation, and they are
+// instantiated once instead of once per dtype (the pairs are 16 bytes
+// either way).
 #include <algorithm>
-#include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -22,70 +31,88 @@ namespace torch_tpu::kernels {
 inline namespace TORCH_TPU_ISA {  // see isa.h
 namespace {
 
-template <typename K>
-bool is_nan(K x) {
-  if constexpr (std::is_floating_point_v<K>) {
-    return std::isnan(x);
+using Pair = std::pair<uint64_t, int64_t>;
+
+template <typename T>
+uint64_t order_key(T x) {
+  const auto v = real_value(x);
+  using V = std::remove_cv_t<decltype(v)>;
+  if constexpr (std::is_floating_point_v<V>) {
+    using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+    constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+    if (v != v) return ~uint64_t{0};
+    const V w = v == 0 ? V(0) : v;  // -0.0 as +0.0
+    U u;
+    std::memcpy(&u, &w, sizeof(U));
+    return (u & sign) ? U(~u) : U(u | sign);
+  } else if constexpr (std::is_signed_v<V>) {
+    using U = std::make_unsigned_t<V>;
+    return static_cast<U>(static_cast<U>(v) ^ (U(1) << (sizeof(U) * 8 - 1)));
   } else {
-    return false;
+    return v;
   }
 }
 
-// CPU's comparators (SortingKernel.cpp, TopKImpl.h): NaN above everything.
-template <typename K>
 struct Ascending {
-  bool operator()(const std::pair<K, int64_t>& a, const std::pair<K, int64_t>& b) const {
-    return (!is_nan(a.first) && is_nan(b.first)) || a.first < b.first;
-  }
+  bool operator()(const Pair& a, const Pair& b) const { return a.first < b.first; }
 };
-template <typename K>
 struct Descending {
-  bool operator()(const std::pair<K, int64_t>& a, const std::pair<K, int64_t>& b) const {
-    return (is_nan(a.first) && !is_nan(b.first)) || a.first > b.first;
-  }
+  bool operator()(const Pair& a, const Pair& b) const { return a.first > b.first; }
 };
 
-template <typename T>
-using KeyOf = decltype(real_value(T{}));
-
-template <typename T>
-void load_pairs(const T* row, int64_t n, std::vector<std::pair<KeyOf<T>, int64_t>>& q) {
+// q = (order_key(row[j]), j) for the n elements of a row of dtype t.
+void load_pairs(DType t, const void* row, int64_t n, std::vector<Pair>& q) {
   q.resize(n);
-  for (int64_t j = 0; j < n; ++j) q[j] = {real_value(row[j]), j};
+  visit_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_complex_v<T>) {
+      const T* r = static_cast<const T*>(row);
+      for (int64_t j = 0; j < n; ++j) q[j] = {order_key(r[j]), j};
+    }
+  });
 }
 
-template <typename T>
-void sort_typed(T* values, int64_t* indices, int64_t rows, int64_t n, bool descending, bool stable) {
-  using K = KeyOf<T>;
+// dst[j] = src[q[j].second] for j < k; elements moved as bits.
+void gather_pairs(size_t esize, const void* src, void* dst, const Pair* q, int64_t k) {
+  visit_element_size(esize, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const S* s = static_cast<const S*>(src);
+    S* d = static_cast<S*>(dst);
+    for (int64_t j = 0; j < k; ++j) d[j] = s[q[j].second];
+  });
+}
+
+void sort_dtype(DType t, void* values, int64_t* indices, int64_t rows, int64_t n, bool descending, bool stable) {
   // x86-simd-sort's types on CPU: stable here (see above).
-  constexpr bool simd_sorted = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                               std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+  const bool simd_sorted = t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kInt32 ||
+                           t == DType::kInt64;
   const bool use_stable = stable || simd_sorted;
+  if (n == 0) return;
+  const size_t esize = dtype_size(t);
+  char* base = static_cast<char*>(values);
   runtime::parallel_for(0, rows, nn::rows_grain(n), [&](int64_t b, int64_t e) {
-    std::vector<std::pair<K, int64_t>> q;
-    std::vector<T> original(n);
+    std::vector<Pair> q;
+    std::vector<char> original(n * esize);
     for (int64_t r = b; r < e; ++r) {
-      T* row = values + r * n;
-      load_pairs(row, n, q);
+      char* row = base + r * n * esize;
+      load_pairs(t, row, n, q);
       if (descending) {
-        use_stable ? std::stable_sort(q.begin(), q.end(), Descending<K>())
-                   : std::sort(q.begin(), q.end(), Descending<K>());
+        use_stable ? std::stable_sort(q.begin(), q.end(), Descending())
+                   : std::sort(q.begin(), q.end(), Descending());
       } else {
-        use_stable ? std::stable_sort(q.begin(), q.end(), Ascending<K>())
-                   : std::sort(q.begin(), q.end(), Ascending<K>());
+        use_stable ? std::stable_sort(q.begin(), q.end(), Ascending())
+                   : std::sort(q.begin(), q.end(), Ascending());
       }
-      std::copy(row, row + n, original.begin());
-      for (int64_t j = 0; j < n; ++j) {
-        row[j] = original[q[j].second];
-        indices[r * n + j] = q[j].second;
-      }
+      std::memcpy(original.data(), row, n * esize);
+      gather_pairs(esize, original.data(), row, q.data(), n);
+      for (int64_t j = 0; j < n; ++j) indices[r * n + j] = q[j].second;
     }
   });
 }
 
 // TopKImpl.h's steps, in order, with the same comparators.
-template <typename K, typename Less>
-void select_k(std::vector<std::pair<K, int64_t>>& q, int64_t k, bool sorted, Less less) {
+template <typename Less>
+void select_k(std::vector<Pair>& q, int64_t k, bool sorted, Less less) {
   if (k * 64 <= static_cast<int64_t>(q.size())) {
     std::partial_sort(q.begin(), q.begin() + k, q.end(), less);
   } else {
@@ -94,25 +121,34 @@ void select_k(std::vector<std::pair<K, int64_t>>& q, int64_t k, bool sorted, Les
   }
 }
 
-template <typename T>
-void topk_typed(const T* src, T* values, int64_t* indices, int64_t rows, int64_t n, int64_t k, bool largest,
-                bool sorted) {
-  using K = KeyOf<T>;
+void topk_dtype(DType t, const void* src, void* values, int64_t* indices, int64_t rows, int64_t n, int64_t k,
+                bool largest, bool sorted) {
   if (k == 0) return;
+  const size_t esize = dtype_size(t);
+  const char* sbase = static_cast<const char*>(src);
+  char* vbase = static_cast<char*>(values);
   runtime::parallel_for(0, rows, nn::rows_grain(n), [&](int64_t b, int64_t e) {
-    std::vector<std::pair<K, int64_t>> q;
+    std::vector<Pair> q;
     for (int64_t r = b; r < e; ++r) {
-      const T* row = src + r * n;
-      load_pairs(row, n, q);
+      const char* row = sbase + r * n * esize;
+      load_pairs(t, row, n, q);
       if (largest) {
-        select_k(q, k, sorted, Descending<K>());
+        select_k(q, k, sorted, Descending());
       } else {
-        select_k(q, k, sorted, Ascending<K>());
+        select_k(q, k, sorted, Ascending());
       }
-      for (int64_t j = 0; j < k; ++j) {
-        values[r * k + j] = row[q[j].second];
-        indices[r * k + j] = q[j].second;
-      }
+      gather_pairs(esize, row, vbase + r * k * esize, q.data(), k);
+      for (int64_t j = 0; j < k; ++j) indices[r * k + j] = q[j].second;
+    }
+  });
+}
+
+// Throws as the per-dtype dispatch did: complex has no order, complex32 is
+// not a dtype visit_dtype knows.
+void check_ordered(DType t, const char* what) {
+  visit_dtype(t, [&](auto tag) {
+    if constexpr (is_complex_v<typename decltype(tag)::type>) {
+      throw std::invalid_argument(std::string(what) + ": complex tensors have no order");
     }
   });
 }
@@ -123,26 +159,14 @@ void topk_typed(const T* src, T* values, int64_t* indices, int64_t rows, int64_t
 // This variant's entries (isa_dispatch.cpp picks one).
 void TORCH_TPU_ISA_ENTRY(sort_rows)(DType t, void* values, int64_t* indices, int64_t rows,
                                     int64_t n, bool descending, bool stable) {
-  visit_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_complex_v<T>) {
-      throw std::invalid_argument("sort: complex tensors have no order");
-    } else {
-      sort_typed(static_cast<T*>(values), indices, rows, n, descending, stable);
-    }
-  });
+  check_ordered(t, "sort");
+  sort_dtype(t, values, indices, rows, n, descending, stable);
 }
 
 void TORCH_TPU_ISA_ENTRY(topk_rows)(DType t, const void* src, void* values, int64_t* indices,
                                     int64_t rows, int64_t n, int64_t k, bool largest, bool sorted) {
-  visit_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_complex_v<T>) {
-      throw std::invalid_argument("topk: complex tensors have no order");
-    } else {
-      topk_typed(static_cast<const T*>(src), static_cast<T*>(values), indices, rows, n, k, largest, sorted);
-    }
-  });
+  check_ordered(t, "topk");
+  topk_dtype(t, src, values, indices, rows, n, k, largest, sorted);
 }
 
 }  // namespace torch_tpu::kernels

@@ -44,18 +44,14 @@ auto unique_key(T x) {
   }
 }
 
-// Stable LSD radix sort of values[0, n) by unique_key, 8 bits a pass (passes
-// where every key has the same digit are skipped); perm gets each sorted
-// value's original position.
-template <typename T>
-void unique_radix_sort(T* values, int64_t* perm, int64_t n) {
-  using U = decltype(unique_key(T{}));
-  std::vector<U> keys(n), keys2(n);
+// Stable LSD radix sort of keys[0, n), 8 bits a pass (passes where every
+// key has the same digit are skipped); perm gets each sorted key's original
+// position. Instantiated per key width, not per dtype.
+template <typename U>
+void radix_sort_keys(std::vector<U>& keys, int64_t* perm, int64_t n) {
+  std::vector<U> keys2(n);
   std::vector<int64_t> idx2(n);
-  for (int64_t i = 0; i < n; ++i) {
-    keys[i] = unique_key(values[i]);
-    perm[i] = i;
-  }
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
   int64_t* idx = perm;
   int64_t* other = idx2.data();
   for (unsigned shift = 0; shift < sizeof(U) * 8; shift += 8) {
@@ -72,6 +68,16 @@ void unique_radix_sort(T* values, int64_t* perm, int64_t n) {
     std::swap(idx, other);
   }
   if (idx != perm) std::copy(idx, idx + n, perm);
+}
+
+// values[0, n) sorted stably by unique_key; perm gets each sorted value's
+// original position.
+template <typename T>
+void unique_radix_sort(T* values, int64_t* perm, int64_t n) {
+  using U = decltype(unique_key(T{}));
+  std::vector<U> keys(n);
+  for (int64_t i = 0; i < n; ++i) keys[i] = unique_key(values[i]);
+  radix_sort_keys(keys, perm, n);
   std::vector<T> original(values, values + n);
   for (int64_t i = 0; i < n; ++i) values[i] = original[perm[i]];
 }
@@ -119,23 +125,36 @@ void unique_consecutive_typed(const T* src, int64_t n, T* out, int64_t* inverse,
   *count = u + 1;
 }
 
+// Row a against row b (L elements each), lexicographically by value as CPU's
+// comparator: -1 less, 1 greater, 0 neither. std::sort calls it through a
+// pointer, so it is instantiated once for all dtypes (unique with dim is
+// cold; the comparisons answer as before, so the order is the same).
+template <typename T>
+int compare_rows(const void* rows, int64_t a, int64_t b, int64_t L) {
+  const T* r = static_cast<const T*>(rows);
+  for (int64_t i = 0; i < L; ++i) {
+    const auto lhs = real_value(r[i + a * L]);
+    const auto rhs = real_value(r[i + b * L]);
+    if (lhs < rhs) return -1;
+    if (lhs > rhs) return 1;
+  }
+  return 0;
+}
+
+struct RowLess {
+  int (*cmp)(const void*, int64_t, int64_t, int64_t);
+  const void* rows;
+  int64_t L;
+  bool operator()(int64_t a, int64_t b) const { return cmp(rows, a, b, L) < 0; }
+};
+
 // Unique.cpp's _unique_dim_cpu_template and _unique_dim_cpu_impl.
 template <typename T>
 void unique_rows_typed(const T* rows, int64_t S, int64_t L, bool consecutive, T* out, int64_t* inverse,
                        int64_t* counts, int64_t* count) {
   std::vector<int64_t> indices(S);
   std::iota(indices.begin(), indices.end(), int64_t{0});
-  if (!consecutive) {
-    std::sort(indices.begin(), indices.end(), [&](int64_t a, int64_t b) {
-      for (int64_t i = 0; i < L; ++i) {
-        const auto lhs = real_value(rows[i + a * L]);
-        const auto rhs = real_value(rows[i + b * L]);
-        if (lhs < rhs) return true;
-        if (lhs > rhs) return false;
-      }
-      return false;
-    });
-  }
+  if (!consecutive) std::sort(indices.begin(), indices.end(), RowLess{compare_rows<T>, rows, L});
   auto equal_rows = [&](int64_t a, int64_t b) {
     for (int64_t i = 0; i < L; ++i) {
       if (unique_differ(rows[i + a * L], rows[i + b * L])) return false;

@@ -48,6 +48,22 @@ std::vector<float> pattern(int64_t n) {
 
 bool close(double a, double b, double tol) { return std::fabs(a - b) <= tol * (1 + std::fabs(b)); }
 
+// Full reduction of a 1-D buffer of dtype `t` (T: its storage, or a complex
+// dtype's part type); the output element's bytes
+// (dtype `out_t`) as a uint64 (zero-extended).
+template <typename T>
+uint64_t reduce_all(ReduceOp op, std::vector<T> x, DType t, DType out_t) {
+  ReduceDesc d;
+  d.op = op;
+  const int64_t es = static_cast<int64_t>(dtype_size(t));  // complex: pairs of T
+  d.shape = {static_cast<int64_t>(x.size() * sizeof(T)) / es};
+  d.input = opnd(x.data(), t, {es});
+  uint64_t out = 0;
+  d.outputs.push_back(opnd(&out, out_t, {0}));
+  reduce(d);
+  return out;
+}
+
 }  // namespace
 
 TEST(reduce_sum_shapes_match_double_reference) {
@@ -163,6 +179,54 @@ TEST(reduce_var_and_norms) {
   CHECK(close(reduce2d(ReduceOp::kNorm, x, 1, 1000, -1, 3)[0], std::cbrt(l3), 1e-5));
   CHECK(close(reduce2d(ReduceOp::kNorm, x, 1, 1000, -1, INFINITY)[0], linf, 0));
   CHECK(close(reduce2d(ReduceOp::kNorm, x, 10, 100, 0, 0)[1], 10, 0));  // column 0 holds x[0] == 0
+}
+
+// Bool and the integers are reduced as 64-bit keys per element size
+// (reduce/ops.h IntBits), min as max of reversed keys, all as not-any: the
+// widths, signs, uint64's top bit and non-canonical bool bytes each reach
+// a distinct path.
+TEST(reduce_integer_widths_and_bool_bytes) {
+  const uint64_t top = uint64_t{1} << 63;
+  CHECK_EQ(reduce_all<int8_t>(ReduceOp::kMax, {5, -128, 127, -3, 127}, DType::kInt8, DType::kInt8), 127u);
+  CHECK_EQ(reduce_all<int8_t>(ReduceOp::kMin, {5, -128, 127, -128}, DType::kInt8, DType::kInt8), 0x80u);
+  CHECK_EQ(reduce_all<int8_t>(ReduceOp::kArgMax, {5, -128, 127, -3, 127}, DType::kInt8, DType::kInt64), 2u);
+  CHECK_EQ(reduce_all<int8_t>(ReduceOp::kArgMin, {5, -128, 127, -128}, DType::kInt8, DType::kInt64), 1u);
+  CHECK_EQ(reduce_all<int8_t>(ReduceOp::kSum, {100, 100}, DType::kInt8, DType::kInt8), 200u);  // wraps to -56
+  CHECK_EQ(reduce_all<int8_t>(ReduceOp::kXorSum, {-1}, DType::kInt8, DType::kUInt64), ~uint64_t{0});
+  CHECK_EQ(reduce_all<uint16_t>(ReduceOp::kMax, {65535, 0, 65535}, DType::kUInt16, DType::kUInt16), 65535u);
+  CHECK_EQ(reduce_all<uint16_t>(ReduceOp::kArgMin, {65535, 0, 0}, DType::kUInt16, DType::kInt64), 1u);
+  CHECK_EQ(reduce_all<int16_t>(ReduceOp::kMin, {-1, 1}, DType::kInt16, DType::kInt16), 0xFFFFu);
+  CHECK_EQ(reduce_all<uint64_t>(ReduceOp::kMax, {1, top + 5, top, 7}, DType::kUInt64, DType::kUInt64), top + 5);
+  CHECK_EQ(reduce_all<uint64_t>(ReduceOp::kArgMin, {top, 9, 1, 1}, DType::kUInt64, DType::kInt64), 2u);
+  CHECK_EQ(reduce_all<int64_t>(ReduceOp::kMin, {-5, INT64_MIN, 3}, DType::kInt64, DType::kInt64),
+           static_cast<uint64_t>(INT64_MIN));
+  CHECK_EQ(reduce_all<uint64_t>(ReduceOp::kProd, {top + 1, 3}, DType::kUInt64, DType::kUInt64), top + 3);
+  // bool bytes 2 and 1 are both true: the first one is the argmax
+  const std::vector<uint8_t> b = {0, 2, 1, 0};
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kArgMax, b, DType::kBool, DType::kInt64), 1u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kMax, b, DType::kBool, DType::kBool), 1u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kXorSum, b, DType::kBool, DType::kUInt64), 0u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kAll, {2, 4}, DType::kBool, DType::kBool), 1u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kAll, b, DType::kBool, DType::kBool), 0u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kAny, b, DType::kBool, DType::kBool), 1u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kAny, {}, DType::kBool, DType::kBool), 0u);
+  CHECK_EQ(reduce_all<uint8_t>(ReduceOp::kAll, {}, DType::kBool, DType::kBool), 1u);
+}
+
+// all/any test an element's bits under a mask: -0.0 is zero, NaN is not,
+// a complex number is nonzero if either part is.
+TEST(reduce_all_any_float_bits) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK_EQ(reduce_all<float>(ReduceOp::kAny, {-0.0f, 0.0f}, DType::kFloat32, DType::kBool), 0u);
+  CHECK_EQ(reduce_all<float>(ReduceOp::kAll, {nan, -1e-45f}, DType::kFloat32, DType::kBool), 1u);
+  CHECK_EQ(reduce_all<uint16_t>(ReduceOp::kAny, {0x8000, 0x8000}, DType::kBFloat16, DType::kBool), 0u);
+  CHECK_EQ(reduce_all<uint16_t>(ReduceOp::kAll, {0x8001, 0x3C00}, DType::kFloat16, DType::kBool), 1u);
+  CHECK_EQ(reduce_all<double>(ReduceOp::kAny, {-0.0, -0.0}, DType::kFloat64, DType::kBool), 0u);
+  // complex64 pairs: (0, -0) is zero, (-0, 1) is not
+  CHECK_EQ(reduce_all<float>(ReduceOp::kAny, {0.0f, -0.0f}, DType::kComplex64, DType::kBool), 0u);
+  CHECK_EQ(reduce_all<float>(ReduceOp::kAll, {-0.0f, 1.0f, 2.0f, 0.0f}, DType::kComplex64, DType::kBool), 1u);
+  CHECK_EQ(reduce_all<double>(ReduceOp::kAll, {0.0, 0.0, 2.0, 0.0}, DType::kComplex128, DType::kBool), 0u);
+  CHECK_EQ(reduce_all<double>(ReduceOp::kAny, {-0.0, -0.0, 0.0, 3.0}, DType::kComplex128, DType::kBool), 1u);
 }
 
 TEST(scan_cumsum_strided) {
